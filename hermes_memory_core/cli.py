@@ -1,0 +1,275 @@
+"""The ``hermes-memory`` command line: the demo (the main job) and store administration.
+
+Every command takes ``--data-dir`` (default ``./hermes_data``), ``--config FILE`` (TOML) and ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["build_parser", "main"]
+
+
+def _config(args: argparse.Namespace, data_dir: str | None = None) -> Any:
+    from hermes_memory_core.config import MemoryConfig
+
+    overrides: dict[str, Any] = {}
+    if data_dir or args.data_dir:
+        overrides["data_dir"] = data_dir or args.data_dir
+    if getattr(args, "embedding_model", None):
+        overrides["embedding_model"] = args.embedding_model
+    return MemoryConfig.load(args.config, **overrides)
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from hermes_memory_core.provider import MemoryProvider
+
+    return MemoryProvider(_config(args))
+
+
+def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text())
+
+
+def _fmt_time(ts: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+
+
+def _hit_dict(h: Any) -> dict[str, Any]:
+    return {
+        "id": h.id,
+        "content": h.content,
+        "memory_type": h.memory_type.value,
+        "score": round(h.score, 4),
+        "created_at": h.created_at,
+        "tags": list(h.tags),
+        "metadata": h.metadata,
+    }
+
+
+# ---------------------------------------------------------------------- commands
+def cmd_add(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        mid = mem.add(
+            args.content,
+            user_id=args.user,
+            session_id=args.session,
+            memory_type=args.type,
+            importance=args.importance,
+            tags=args.tag or None,
+        )
+    _emit(args, {"id": mid}, lambda: mid)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        hits = mem.search(args.query, user_id=args.user, top_k=args.top_k, memory_types=args.type or None)
+    rows = [_hit_dict(h) for h in hits]
+    _emit(
+        args,
+        rows,
+        lambda: "\n".join(f"{r['score']:.3f}  [{r['memory_type']}]  {r['content']}  ({r['id']})" for r in rows)
+        or "(no memories found)",
+    )
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        versions = mem.history(args.id)
+    rows = [{"version": x.version, "content": x.content, "created_at": x.created_at, "note": x.note} for x in versions]
+    _emit(
+        args,
+        rows,
+        lambda: "\n".join(f"v{r['version']}  {_fmt_time(r['created_at'])}  {r['content']}  {r['note']}" for r in rows),
+    )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        manifest = mem.export(args.target)
+    _emit(args, manifest, lambda: f"exported {manifest['counts']} to {args.target}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from hermes_memory_core.provider import MemoryProvider
+
+    with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite) as mem:
+        stats = mem.stats().as_dict()
+    _emit(args, stats, lambda: f"restored {stats['total_active']} memories into {args.data_dir}")
+    return 0
+
+
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        report = mem.reconcile().as_dict()
+    _emit(args, report, lambda: "\n".join(f"{k}: {v}" for k, v in report.items()))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        stats = mem.stats().as_dict()
+    _emit(args, stats, lambda: json.dumps(stats, ensure_ascii=False, indent=2))
+    return 0
+
+
+_DEMO_TURNS = [
+    ("long_term", "用户主用 Python，避免 Java", 0.7, ["lang"]),
+    ("long_term", "The user prefers concise answers with code examples", 0.6, ["style"]),
+    ("long_term", "我喜欢喝美式咖啡", 0.5, ["food"]),
+    ("long_term", "The user is training for a marathon in Berlin this autumn", 0.6, ["hobby"]),
+    ("permanent", "The user's name is Lin Wei and they work as a data engineer", 0.9, ["identity"]),
+    ("short_term", "Current task: migrate the ETL job from cron to Airflow", 0.4, ["task"]),
+]
+_DEMO_QUESTIONS = [
+    "Which programming language does the user prefer?",
+    "用户喜欢喝什么咖啡？",
+    "What is the user working on right now?",
+    "用户在准备什么比赛？",
+]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from hermes_memory_core.provider import MemoryProvider
+
+    out: dict[str, Any] = {"stored": [], "recall": {}, "versions": [], "restored_recall": {}}
+    say: Callable[[str], None] = (lambda _s: None) if args.json else print
+    base = Path(args.data_dir)
+    if base.exists() and any(base.iterdir()) and not args.keep:
+        shutil.rmtree(base)
+    say(f"Hermes Memory demo — data in {base} (embedded: SQLite WAL + Qdrant Edge, no server, no API key)\n")
+    with MemoryProvider(_config(args)) as mem:
+        say(f"embedding model: {mem.embedder.model_id} ({mem.embedder.dim} dims)\n")
+        say("1. A short bilingual conversation leaves memories in all three tiers:")
+        ids = {}
+        for tier, text, importance, tags in _DEMO_TURNS:
+            mid = mem.add(text, user_id="demo-user", session_id="s1", memory_type=tier, importance=importance, tags=tags)
+            ids[text] = mid
+            out["stored"].append({"id": mid, "tier": tier, "content": text})
+            say(f"   [{tier:<10}] {text}")
+        say("\n2. Recall — questions in either language find memories in the other:")
+        for q in _DEMO_QUESTIONS:
+            hits = mem.search(q, user_id="demo-user", top_k=2)
+            out["recall"][q] = [_hit_dict(h) for h in hits]
+            say(f"   Q: {q}")
+            for h in hits:
+                say(f"      {h.score:.3f} [{h.memory_type.value}] {h.content}")
+        say("\n3. Versions — a changed preference adds a version, nothing is overwritten:")
+        mid = ids["用户主用 Python，避免 Java"]
+        mem.update(mid, "用户主用 Go，不再用 Java", version_note="user switched to Go")
+        for ver in mem.history(mid):
+            out["versions"].append({"version": ver.version, "content": ver.content, "note": ver.note})
+            say(f"   v{ver.version}: {ver.content}  {('(' + ver.note + ')') if ver.note else ''}")
+        now_hits = mem.search("Which programming language does the user prefer?", user_id="demo-user", top_k=1)
+        say(f"   recalled now: {now_hits[0].content}")
+        with tempfile.TemporaryDirectory() as tmp:
+            bundle = Path(tmp) / "bundle"
+            manifest = mem.export(bundle)
+            say(f"\n4. Export — bundle with {manifest['counts']} and sha256 of every file")
+            restored_dir = Path(tmp) / "restored"
+            cfg = _config(args, data_dir=str(restored_dir))
+            with MemoryProvider.restore(bundle, cfg) as other:
+                say("5. Restore into another directory — same questions, same answers:")
+                for q in _DEMO_QUESTIONS[:2]:
+                    a = [h.id for h in mem.search(q, user_id="demo-user", top_k=2)]
+                    b = other.search(q, user_id="demo-user", top_k=2)
+                    out["restored_recall"][q] = {"same": a == [h.id for h in b], "top": b[0].content if b else None}
+                    say(f"   {'same' if a == [h.id for h in b] else 'DIFFERENT'}: {q} → {b[0].content if b else '-'}")
+        stats = mem.stats().as_dict()
+        out["stats"] = stats
+        say(f"\n6. Stats: {stats['by_type']}, {stats['versions']} versions, {stats['disk_bytes'] // 1024} KiB on disk")
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=os.environ.get("HERMES_MEMORY_DATA_DIR", "./hermes_data"),
+                        help="directory of the embedded store (default: ./hermes_data)")
+    common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
+    common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    parser = argparse.ArgumentParser(prog="hermes-memory", description="Tiered long-term memory for LLM agents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", parents=[common], help="run the bilingual end-to-end demo (the main job)",
+                       description="Store a short bilingual conversation in all three tiers, recall, version, "
+                       "export and restore it, and print what happens.")
+    p.add_argument("--keep", action="store_true", help="keep an existing store in --data-dir instead of starting fresh")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("add", parents=[common], help="store one memory", description="Store one memory; prints its id.")
+    p.add_argument("content", help="text to remember")
+    p.add_argument("--user", required=True, help="owner user id")
+    p.add_argument("--session", default=None, help="session id")
+    p.add_argument("--type", default="long_term", choices=["short_term", "long_term", "permanent"], help="tier")
+    p.add_argument("--importance", type=float, default=None, help="0..1")
+    p.add_argument("--tag", action="append", help="a tag (repeatable)")
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("search", parents=[common], help="hybrid search of one user's memories",
+                       description="Hybrid (BM25 + vector) search of one user's memories.")
+    p.add_argument("query", help="question or text")
+    p.add_argument("--user", required=True, help="user id")
+    p.add_argument("--top-k", type=int, default=5, help="number of hits (default 5)")
+    p.add_argument("--type", action="append", choices=["short_term", "long_term", "permanent"], help="tier filter")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("history", parents=[common], help="every version of a memory",
+                       description="Print every version of a memory, oldest first.")
+    p.add_argument("id", help="memory id")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("export", parents=[common], help="write a portable bundle",
+                       description="Export the whole store to a self-contained bundle folder.")
+    p.add_argument("target", help="new folder for the bundle")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("restore", parents=[common], help="rebuild a store from a bundle",
+                       description="Verify a bundle and restore it into --data-dir.")
+    p.add_argument("bundle", help="bundle folder")
+    p.add_argument("--overwrite", action="store_true", help="replace a non-empty target store")
+    p.set_defaults(func=cmd_restore)
+
+    p = sub.add_parser("reconcile", parents=[common], help="repair orphans between the stores",
+                       description="Find and repair orphans between metadata and vectors; print counts.")
+    p.set_defaults(func=cmd_reconcile)
+
+    p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
+                       description="Print counts per tier and user, versions and bytes on disk.")
+    p.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``hermes-memory``. Returns the exit code (2 for a Hermes Memory error)."""
+    from hermes_memory_core.errors import HermesMemoryError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HermesMemoryError as exc:
+        print(f"hermes-memory: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

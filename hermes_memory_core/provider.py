@@ -1,0 +1,640 @@
+"""``MemoryProvider``: the facade every adapter and the CLI use. Sync methods do the work; each ``a``-prefixed
+twin runs its sync method in a worker thread (one direction everywhere), so async callers never block the
+event loop.
+
+Durability: when ``add``/``add_many``/``update``/``delete`` return, the change is committed to SQLite and
+applied to the vector engine's write-ahead log, so a killed process loses nothing that was acknowledged.
+Search access counts are buffered and written in batches (``flush()`` writes them now).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from hermes_memory_core.config import MemoryConfig
+from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.errors import (
+    ConsistencyError,
+    DimensionMismatchError,
+    EmbeddingError,
+    HermesMemoryError,
+    InvalidInputError,
+    NotFoundError,
+    StoreClosedError,
+)
+from hermes_memory_core.retrieval.ranking import Candidate, rank
+from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.storage.lock import DataDirLock
+from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, VectorStore
+from hermes_memory_core.types import (
+    MemoryHit,
+    MemoryItem,
+    MemoryRecord,
+    MemoryType,
+    MemoryVersion,
+    ReconcileReport,
+    StoreStats,
+)
+from hermes_memory_core import validation as v
+
+__all__ = ["MemoryProvider"]
+
+METADATA_FILE = "metadata.sqlite"
+VECTORS_DIR = "vectors"
+
+
+def _payload(rec: MemoryRecord) -> dict[str, Any]:
+    return {
+        "user_id": rec.user_id,
+        "session_id": rec.session_id,
+        "memory_type": rec.memory_type.value,
+        "created_at": rec.created_at,
+        "tags": list(rec.tags),
+        "version": rec.version,
+    }
+
+
+class MemoryProvider:
+    """Tiered, persistent, searchable memory for one store (a data directory, or servers).
+
+    Args:
+        config: The configuration; embedded defaults when omitted.
+        embedder: A ready embedder (else built from ``config.embedding_model``).
+        vector_store: A ready vector store (else built from ``config.vector_backend``).
+        clock: Returns the current Unix time; tests and replays may pass their own.
+
+    Raises:
+        StoreLockedError: Another process holds the embedded data directory.
+        DimensionMismatchError: Model, config and collection disagree on the vector dimension.
+
+    Example::
+
+        with MemoryProvider(MemoryConfig(data_dir="./hermes_data")) as mem:
+            mid = mem.add("用户主用 Python，避免 Java", user_id="u1")
+            hits = mem.search("Which language does the user prefer?", user_id="u1")
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        vector_store: VectorStore | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config or MemoryConfig()
+        self._clock = clock
+        self._closed = True
+        self._write_lock = threading.RLock()
+        self._access_lock = threading.Lock()
+        self._access_buffer: list[tuple[str, str, int, str]] = []
+        self.data_dir = Path(self.config.data_dir)
+        self._lock: DataDirLock | None = None
+        self.embedder = embedder or load_embedder(
+            self.config.embedding_model, self.config.embedding_threads, self.config.embedding_batch_size
+        )
+        if self.embedder.dim != self.config.vector_dim:
+            raise DimensionMismatchError(
+                f"embedding model {self.embedder.model_id!r} produces {self.embedder.dim}-dimensional vectors "
+                f"but the configuration says vector_dim={self.config.vector_dim}"
+            )
+        self.vectors: VectorStore = vector_store or self._build_vector_store()
+        if self.vectors.dim != self.config.vector_dim:
+            raise DimensionMismatchError(
+                f"vector store {self.vectors.name!r} expects {self.vectors.dim} dimensions but the configuration "
+                f"says vector_dim={self.config.vector_dim}"
+            )
+        self.metadata = SQLiteMetadataStore(self.data_dir / METADATA_FILE)
+        try:
+            if self.config.vector_backend == "edge" and vector_store is None:
+                self._lock = DataDirLock(self.data_dir)
+                self._lock.acquire()
+            self.metadata.open()
+            self._check_store_identity()
+            self.vectors.open()
+        except BaseException:
+            self._release()
+            raise
+        self._closed = False
+
+    def _build_vector_store(self) -> VectorStore:
+        cfg = self.config
+        if cfg.vector_backend == "edge":
+            from hermes_memory_core.storage.edge_store import EdgeVectorStore
+
+            return EdgeVectorStore(self.data_dir / VECTORS_DIR / cfg.collection, cfg.vector_dim, cfg.collection)
+        from hermes_memory_core.storage.client_store import QdrantClientVectorStore
+
+        key = cfg.qdrant_api_key.get_secret_value() if cfg.qdrant_api_key else None
+        return QdrantClientVectorStore(cfg.qdrant_url, cfg.vector_dim, cfg.collection, api_key=key)
+
+    def _check_store_identity(self) -> None:
+        """A store remembers the model and dimension it was built with; reopening with others is an error."""
+        stored_dim = self.metadata.get_meta("vector_dim")
+        stored_model = self.metadata.get_meta("embedding_model")
+        if stored_dim is None:
+            self.metadata.set_meta("vector_dim", str(self.config.vector_dim))
+            self.metadata.set_meta("embedding_model", self.embedder.model_id)
+            self.metadata.set_meta("collection", self.config.collection)
+            return
+        if int(stored_dim) != self.config.vector_dim:
+            raise DimensionMismatchError(
+                f"the store at {self.data_dir} was built with vector_dim={stored_dim} but the configuration says "
+                f"vector_dim={self.config.vector_dim}"
+            )
+        if stored_model != self.embedder.model_id:
+            raise DimensionMismatchError(
+                f"the store at {self.data_dir} was embedded with {stored_model!r}; the configured model is "
+                f"{self.embedder.model_id!r}. Vectors of two models are not comparable: use the original model "
+                "or export and re-import into a new store."
+            )
+
+    # ------------------------------------------------------------------ lifecycle
+    def _release(self) -> None:
+        for closer in (self.vectors.close, self.metadata.close):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - close everything we can
+                pass
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def close(self) -> None:
+        """Write buffered access records, flush both stores and release the data directory. Idempotent."""
+        if self._closed:
+            return
+        with self._write_lock:
+            try:
+                self._flush_access()
+                self.vectors.flush()
+            finally:
+                self._closed = True
+                self._release()
+
+    def flush(self) -> None:
+        """Write buffered access records and make every acknowledged write durable now."""
+        self._need_open()
+        with self._write_lock:
+            self._flush_access()
+            self.vectors.flush()
+
+    def __enter__(self) -> "MemoryProvider":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort for forgotten providers
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _need_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("this MemoryProvider is closed")
+
+    def _now(self, now: float | None = None) -> int:
+        return int(self._clock() if now is None else now)
+
+    # ------------------------------------------------------------------ writes
+    def _new_record(self, item: MemoryItem, now: int) -> MemoryRecord:
+        cfg = self.config
+        content = v.check_content(item.content, cfg.max_content_chars)
+        memory_type = v.check_memory_type(item.memory_type)
+        created = v.check_timestamp(item.created_at, "created_at")
+        created = now if created is None else created
+        expires = created + cfg.short_term_ttl_seconds if memory_type is MemoryType.SHORT_TERM else None
+        return MemoryRecord(
+            id=str(uuid.uuid4()),
+            user_id=v.check_user_id(item.user_id),
+            session_id=v.check_session_id(item.session_id),
+            content=content,
+            memory_type=memory_type,
+            importance=v.check_importance(item.importance, cfg.default_importance),
+            access_count=0,
+            created_at=created,
+            updated_at=created,
+            expires_at=expires,
+            version=1,
+            tags=v.check_tags(item.tags, cfg.max_tags),
+            metadata=v.check_metadata(item.metadata, cfg.max_metadata_bytes),
+        )
+
+    def _embed_documents(self, texts: Sequence[str]) -> Any:
+        try:
+            vectors = self.embedder.embed_documents(texts)
+        except HermesMemoryError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        if getattr(vectors, "shape", None) != (len(texts), self.config.vector_dim):
+            raise EmbeddingError(
+                f"embedder returned shape {getattr(vectors, 'shape', None)}, expected ({len(texts)}, "
+                f"{self.config.vector_dim})"
+            )
+        return vectors
+
+    def _store(self, records: Sequence[MemoryRecord], vectors: Any, note: str = "") -> None:
+        """SQLite first, then the vector engine; if the second fails the first is undone (compensation)."""
+        with self._write_lock:
+            self._need_open()
+            self.metadata.insert(records, [tokenize(r.content) for r in records], note=note)
+            try:
+                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(records, vectors)])
+            except BaseException as exc:
+                self.metadata.purge([r.id for r in records])
+                raise ConsistencyError(
+                    f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
+                    "nothing was stored"
+                ) from exc
+
+    def add(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        memory_type: MemoryType | str = MemoryType.LONG_TERM,
+        importance: float | None = None,
+        tags: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        created_at: float | None = None,
+    ) -> str:
+        """Store one memory and return its id.
+
+        Args:
+            content: The text to remember (non-blank, at most ``max_content_chars``).
+            user_id: Owner of the memory.
+            session_id: Session it came from.
+            memory_type: ``short_term``, ``long_term`` (default) or ``permanent``.
+            importance: 0..1 (default ``config.default_importance``).
+            tags: Labels for filtering.
+            metadata: JSON-serialisable extra data returned with the memory.
+            created_at: Original Unix time, for importers replaying old conversations.
+
+        Raises:
+            InvalidInputError: A malformed argument (nothing is stored).
+            ConsistencyError: The vector engine failed; nothing is stored.
+        """
+        item = MemoryItem(
+            content=content,
+            user_id=user_id,
+            session_id=session_id,
+            memory_type=memory_type,
+            importance=importance,
+            tags=tuple(tags) if tags is not None and not isinstance(tags, str) else tags,  # type: ignore[arg-type]
+            metadata=dict(metadata) if isinstance(metadata, Mapping) else metadata,  # type: ignore[arg-type]
+            created_at=created_at,
+        )
+        return self.add_many([item])[0]
+
+    def add_many(
+        self,
+        items: Iterable[MemoryItem | Mapping[str, Any]],
+        *,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> list[str]:
+        """Store many memories, embedding them in batches of ``config.embedding_batch_size``.
+
+        Every item is validated before anything is written. Each batch is stored atomically: if a batch fails,
+        earlier batches stay stored and the error says how many were.
+
+        Args:
+            items: ``MemoryItem`` objects or mappings with the arguments of :meth:`add`.
+            on_progress: Called with ``(done, total)`` after each batch.
+
+        Returns:
+            The new ids, in input order.
+        """
+        self._need_open()
+        now = self._now()
+        records = [self._new_record(_as_item(it), now) for it in items]
+        ids: list[str] = []
+        batch = self.config.embedding_batch_size
+        for start in range(0, len(records), batch):
+            chunk = records[start : start + batch]
+            vectors = self._embed_documents([r.content for r in chunk])
+            try:
+                self._store(chunk, vectors)
+            except ConsistencyError as exc:
+                if ids:
+                    raise ConsistencyError(f"{exc} ({len(ids)} earlier memories were stored: {ids[:3]}...)") from exc
+                raise
+            ids.extend(r.id for r in chunk)
+            if on_progress is not None:
+                on_progress(len(ids), len(records))
+        return ids
+
+    def _owned(self, memory_id: Any, user_id: str | None) -> MemoryRecord:
+        mid = v.check_id(memory_id)
+        rec = self.metadata.get(mid)
+        if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
+            raise NotFoundError(f"no active memory with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
+        return rec
+
+    def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryRecord:
+        """The current version of one active memory.
+
+        Args:
+            memory_id: Its UUID.
+            user_id: When given, the memory must belong to this user (else :class:`NotFoundError`).
+        """
+        self._need_open()
+        return self._owned(memory_id, user_id)
+
+    def update(
+        self, memory_id: str, content: str, *, version_note: str = "", user_id: str | None = None
+    ) -> int:
+        """Add a new version of a memory; earlier versions stay in :meth:`history`. Returns the version number."""
+        self._need_open()
+        text = v.check_content(content, self.config.max_content_chars)
+        note = v.check_text(version_note, "version_note")
+        rec = self._owned(memory_id, user_id)
+        vector = self._embed_documents([text])[0]
+        with self._write_lock:
+            now = max(self._now(), rec.updated_at)
+            version = self.metadata.add_version(rec.id, text, note, now, tokenize(text), rec.user_id)
+            new = replace(rec, content=text, version=version, updated_at=now)
+            try:
+                self.vectors.upsert([VectorPoint(rec.id, vector, _payload(new))])
+            except BaseException as exc:
+                self.metadata.revert_version(rec.id, version)
+                raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
+        return version
+
+    def history(self, memory_id: str, *, user_id: str | None = None) -> list[MemoryVersion]:
+        """Every version of a memory, oldest first (deleted memories keep their history)."""
+        self._need_open()
+        mid = v.check_id(memory_id)
+        rec = self.metadata.get(mid, include_inactive=True)
+        if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
+            raise NotFoundError(f"no memory with id {mid}")
+        return self.metadata.versions(mid)
+
+    def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None) -> bool:
+        """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays."""
+        self._need_open()
+        note = v.check_text(reason, "reason")
+        rec = self._owned(memory_id, user_id)
+        with self._write_lock:
+            self.metadata.soft_delete(rec.id, note, self._now())
+            try:
+                self.vectors.delete([rec.id])
+            except Exception:  # noqa: BLE001 - the row is inactive: search ignores the point; reconcile removes it
+                pass
+        return True
+
+    # ------------------------------------------------------------------ reads
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        top_k: int = 5,
+        memory_types: Iterable[MemoryType | str] | None = None,
+        session_id: str | None = None,
+        tags: Iterable[str] | None = None,
+        time_range: tuple[float | None, float | None] | None = None,
+        now: float | None = None,
+    ) -> list[MemoryHit]:
+        """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
+
+        Args:
+            query: The question or text to match.
+            user_id: Whose memories to search (never anyone else's).
+            top_k: How many hits to return.
+            memory_types: Only these tiers.
+            session_id: Only memories from this session.
+            tags: Only memories carrying at least one of these tags.
+            time_range: ``(start, end)`` Unix seconds on ``created_at``, inclusive; either end may be None.
+            now: The Unix time the ranking treats as the present (for replaying old conversations).
+
+        Returns:
+            Hits, best first.
+        """
+        self._need_open()
+        text = v.check_text(query, "query")
+        uid = v.check_user_id(user_id)
+        k = v.check_top_k(top_k)
+        types = v.check_memory_types(memory_types)
+        sid = v.check_session_id(session_id)
+        tag_filter = v.check_tags(tags, self.config.max_tags) or None
+        start, end = _time_range(time_range)
+        at = self._now(v.check_timestamp(now, "now"))
+        if not text.strip():
+            return []
+        weights = self.config.ranking
+        n = max(weights.min_candidates, k * weights.candidate_multiplier)
+        flt = VectorFilter(uid, types, sid, tag_filter, start, end)
+        query_vec = self.embedder.embed_query(text)
+        dense = self.vectors.search(query_vec, n, flt)
+        keyword = self.metadata.keyword_search(
+            uid, tokenize_query(text), n, memory_types=types, session_id=sid, tags=tag_filter,
+            created_from=start, created_to=end, now=at,
+        )
+        merged: dict[str, Candidate] = {}
+        for mid, score in dense:
+            merged[mid] = Candidate(mid, dense=score)
+        for mid, score in keyword:
+            merged.setdefault(mid, Candidate(mid)).keyword = score
+        records = self.metadata.get_many(list(merged), uid, now=at)
+        hits = rank(list(merged.values()), records, at, weights, k)
+        self._note_access(hits, uid)
+        return hits
+
+    def _note_access(self, hits: Sequence[MemoryHit], user_id: str) -> None:
+        if not hits:
+            return
+        at = self._now()
+        with self._access_lock:
+            self._access_buffer.extend((h.id, user_id, at, "search") for h in hits)
+            full = len(self._access_buffer) >= self.config.access_log_flush_every
+        if full:
+            with self._write_lock:
+                self._flush_access()
+
+    def _flush_access(self) -> None:
+        with self._access_lock:
+            pending, self._access_buffer = self._access_buffer, []
+        if pending:
+            self.metadata.record_access(pending)
+
+    # ------------------------------------------------------------------ maintenance
+    def reconcile(self) -> ReconcileReport:
+        """Repair both stores: re-index active rows missing (or stale) in the vector engine, drop vector points
+        with no active row, rebuild missing keyword rows, and take expired memories out of the vector index.
+        """
+        self._need_open()
+        report = ReconcileReport()
+        with self._write_lock:
+            now = self._now()
+            active = self.metadata.active_versions()
+            expired = set(self.metadata.expired_ids(now))
+            seen: dict[str, int] = {}
+            for batch in self.vectors.iter_points(with_vectors=False):
+                for p in batch:
+                    seen[p.id] = int(p.payload.get("version", 0) or 0)
+            orphans = [pid for pid in seen if pid not in active or pid in expired]
+            report.vector_orphans_removed = sum(1 for pid in orphans if pid not in expired)
+            report.expired_removed = sum(1 for pid in orphans if pid in expired)
+            for start in range(0, len(orphans), 1000):
+                self.vectors.delete(orphans[start : start + 1000])
+            missing = [mid for mid, ver in active.items() if mid not in expired and seen.get(mid) != ver]
+            for start in range(0, len(missing), self.config.embedding_batch_size):
+                chunk = missing[start : start + self.config.embedding_batch_size]
+                recs = [r for r in (self.metadata.get(mid) for mid in chunk) if r is not None]
+                vecs = self._embed_documents([r.content for r in recs])
+                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(recs, vecs)])
+                report.metadata_orphans_reindexed += len(recs)
+            report.keyword_rows_repaired = self.metadata.repair_keyword_index(tokenize)
+            self._flush_access()
+            self.vectors.flush()
+        return report
+
+    def stats(self) -> StoreStats:
+        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
+        self._need_open()
+        counts = self.metadata.counts()
+        disk = 0
+        if self.data_dir.exists():
+            for root, _dirs, files in os.walk(self.data_dir):
+                for name in files:
+                    try:  # allocated blocks, not apparent size: the engine's WAL files are sparse
+                        disk += os.stat(os.path.join(root, name)).st_blocks * 512
+                    except OSError:
+                        pass
+        return StoreStats(
+            total_active=sum(counts["by_type"].values()),
+            by_type={t.value: int(counts["by_type"].get(t.value, 0)) for t in MemoryType},
+            by_user={str(k): int(c) for k, c in counts["by_user"].items()},
+            vector_points=self.vectors.count(),
+            versions=counts["versions"],
+            deleted=counts["deleted"],
+            disk_bytes=disk,
+        )
+
+    # ------------------------------------------------------------------ portability
+    def export(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write a self-contained bundle (SQLite copy, vectors, manifest with checksums) to a new folder.
+
+        Returns:
+            The manifest.
+        """
+        from hermes_memory_core.portability import export_bundle
+
+        self._need_open()
+        with self._write_lock:
+            self._flush_access()
+            self.vectors.flush()
+            return export_bundle(self, Path(path))
+
+    @classmethod
+    def restore(
+        cls,
+        bundle: str | os.PathLike[str],
+        config: MemoryConfig | None = None,
+        *,
+        overwrite: bool = False,
+        embedder: Embedder | None = None,
+        vector_store: VectorStore | None = None,
+    ) -> "MemoryProvider":
+        """Verify a bundle completely, then rebuild the store it holds under ``config``.
+
+        Raises:
+            BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
+                target without ``overwrite=True``. Nothing is written in that case.
+        """
+        from hermes_memory_core.portability import restore_bundle
+
+        return restore_bundle(cls, Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store)
+
+    # ------------------------------------------------------------------ async twins
+    async def aadd(self, content: str, **kwargs: Any) -> str:
+        """Async twin of :meth:`add`."""
+        return await asyncio.to_thread(self.add, content, **kwargs)
+
+    async def aadd_many(self, items: Iterable[MemoryItem | Mapping[str, Any]], **kwargs: Any) -> list[str]:
+        """Async twin of :meth:`add_many`."""
+        return await asyncio.to_thread(self.add_many, list(items), **kwargs)
+
+    async def aget(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
+        """Async twin of :meth:`get`."""
+        return await asyncio.to_thread(self.get, memory_id, **kwargs)
+
+    async def asearch(self, query: str, **kwargs: Any) -> list[MemoryHit]:
+        """Async twin of :meth:`search`."""
+        return await asyncio.to_thread(self.search, query, **kwargs)
+
+    async def aupdate(self, memory_id: str, content: str, **kwargs: Any) -> int:
+        """Async twin of :meth:`update`."""
+        return await asyncio.to_thread(self.update, memory_id, content, **kwargs)
+
+    async def ahistory(self, memory_id: str, **kwargs: Any) -> list[MemoryVersion]:
+        """Async twin of :meth:`history`."""
+        return await asyncio.to_thread(self.history, memory_id, **kwargs)
+
+    async def adelete(self, memory_id: str, **kwargs: Any) -> bool:
+        """Async twin of :meth:`delete`."""
+        return await asyncio.to_thread(self.delete, memory_id, **kwargs)
+
+    async def areconcile(self) -> ReconcileReport:
+        """Async twin of :meth:`reconcile`."""
+        return await asyncio.to_thread(self.reconcile)
+
+    async def astats(self) -> StoreStats:
+        """Async twin of :meth:`stats`."""
+        return await asyncio.to_thread(self.stats)
+
+    async def aexport(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Async twin of :meth:`export`."""
+        return await asyncio.to_thread(self.export, path)
+
+    @classmethod
+    async def arestore(cls, bundle: str | os.PathLike[str], config: MemoryConfig | None = None, **kwargs: Any) -> "MemoryProvider":
+        """Async twin of :meth:`restore`."""
+        return await asyncio.to_thread(cls.restore, bundle, config, **kwargs)
+
+    async def aflush(self) -> None:
+        """Async twin of :meth:`flush`."""
+        await asyncio.to_thread(self.flush)
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await asyncio.to_thread(self.close)
+
+
+def _as_item(item: MemoryItem | Mapping[str, Any]) -> MemoryItem:
+    if isinstance(item, MemoryItem):
+        return item
+    if isinstance(item, Mapping):
+        try:
+            return MemoryItem(**dict(item))
+        except TypeError as exc:
+            raise InvalidInputError(f"bad memory item {sorted(item)}: {exc}") from exc
+    raise InvalidInputError(f"add_many takes MemoryItem objects or mappings, got {type(item).__name__}")
+
+
+def _time_range(value: tuple[float | None, float | None] | None) -> tuple[int | None, int | None]:
+    if value is None:
+        return None, None
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidInputError("time_range must be a (start, end) pair of Unix seconds")
+    start = v.check_timestamp(value[0], "time_range start")
+    end = v.check_timestamp(value[1], "time_range end")
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError(f"time_range start {start} is after end {end}")
+    return start, end

@@ -1,0 +1,93 @@
+"""Fusion and ranking of the keyword and vector legs (seed 003 §3.2, §4.2), as plain functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from hermes_memory_core.config import RankingConfig
+from hermes_memory_core.types import MemoryHit, MemoryRecord
+
+__all__ = ["Candidate", "minmax", "rank"]
+
+_DAY = 86_400.0
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A memory found by at least one leg."""
+
+    id: str
+    dense: float | None = None
+    keyword: float | None = None
+
+
+def minmax(values: Mapping[str, float]) -> dict[str, float]:
+    """Scale scores to [0, 1] over the candidate set; a single or constant score maps to 1."""
+    if not values:
+        return {}
+    lo, hi = min(values.values()), max(values.values())
+    span = hi - lo
+    if span <= 1e-12:
+        return {k: 1.0 for k in values}
+    return {k: (v - lo) / span for k, v in values.items()}
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    records: Mapping[str, MemoryRecord],
+    now: float,
+    weights: RankingConfig,
+    top_k: int,
+) -> list[MemoryHit]:
+    """Merge the legs and order by the configured rule (see :class:`RankingConfig`).
+
+    Candidates without a record (deleted, expired, other user) are dropped.
+    """
+    present = [c for c in candidates if c.id in records]
+    dense = minmax({c.id: c.dense for c in present if c.dense is not None})
+    keyword = minmax({c.id: c.keyword for c in present if c.keyword is not None})
+    leg_total = weights.dense_weight + weights.keyword_weight
+    base = {
+        c.id: (weights.dense_weight * dense.get(c.id, 0.0) + weights.keyword_weight * keyword.get(c.id, 0.0)) / leg_total
+        for c in present
+    }
+    neighbour = _neighbour_relevance(present, records, base, weights.context_window_seconds) if weights.context_boost else {}
+    mix_total = weights.relevance_weight + weights.recency_weight
+    hits: list[MemoryHit] = []
+    for c in present:
+        rec = records[c.id]
+        relevance = (base[c.id] + weights.context_boost * neighbour.get(c.id, 0.0)) / (1.0 + weights.context_boost)
+        age_days = max(0.0, (now - rec.updated_at) / _DAY)
+        recency = 0.5 ** (age_days / weights.recency_half_life_days)
+        score = (weights.relevance_weight * relevance + weights.recency_weight * recency) / mix_total
+        score *= weights.freshness_base ** min(age_days, weights.freshness_max_days)
+        score *= (1.0 - weights.importance_weight) + weights.importance_weight * 2.0 * rec.importance
+        hits.append(MemoryHit(rec, score, relevance, c.dense, c.keyword))
+    hits.sort(key=lambda h: (-h.score, -h.relevance, h.record.id))
+    return hits[:top_k]
+
+
+def _neighbour_relevance(
+    present: Sequence[Candidate], records: Mapping[str, MemoryRecord], base: Mapping[str, float], window: int
+) -> dict[str, float]:
+    """For each candidate, the higher base relevance of its nearest earlier and later candidate in the same
+    session written within ``window`` seconds (a question and its answer are neighbours)."""
+    by_session: dict[str, list[tuple[int, str]]] = {}
+    for c in present:
+        rec = records[c.id]
+        if rec.session_id is not None:
+            by_session.setdefault(rec.session_id, []).append((rec.created_at, c.id))
+    out: dict[str, float] = {}
+    for items in by_session.values():
+        if len(items) < 2:
+            continue
+        items.sort()
+        for i, (at, mid) in enumerate(items):
+            best = 0.0
+            if i > 0 and 0 < at - items[i - 1][0] <= window:
+                best = base[items[i - 1][1]]
+            if i + 1 < len(items) and 0 < items[i + 1][0] - at <= window:
+                best = max(best, base[items[i + 1][1]])
+            out[mid] = best
+    return out

@@ -1,0 +1,169 @@
+"""Vector store through ``qdrant-client``: a Qdrant server or cluster (``url=``), or ``:memory:`` for tests.
+
+qdrant-client's own local mode is a pure-Python brute-force store (DESIGN §8); it serves unit tests, not
+production. Against a server the payload indexes below make filtered search fast.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from hermes_memory_core.errors import ConsistencyError, DimensionMismatchError
+from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
+
+__all__ = ["QdrantClientVectorStore"]
+
+
+class QdrantClientVectorStore:
+    """A :class:`~hermes_memory_core.storage.vectors.VectorStore` on one qdrant-client collection.
+
+    Args:
+        url: A server URL (``http://localhost:6333``) or ``":memory:"``.
+        dim: Vector dimension from the config.
+        name: Collection name.
+        api_key: API key for a server or cluster.
+        client: A ready ``QdrantClient`` to use instead of building one from ``url``.
+    """
+
+    def __init__(
+        self,
+        url: str | None,
+        dim: int,
+        name: str = "hermes_memories",
+        api_key: str | None = None,
+        client: Any = None,
+    ) -> None:
+        self.url = url
+        self.dim = dim
+        self.name = name
+        self._api_key = api_key
+        self._client: Any = client
+        self._owns_client = client is None
+        self._lock = threading.RLock()
+
+    def open(self) -> None:
+        from qdrant_client import QdrantClient, models
+
+        if self._client is None:
+            if self.url == ":memory:":
+                self._client = QdrantClient(location=":memory:")
+            else:
+                self._client = QdrantClient(url=self.url, api_key=self._api_key)
+        client = self._client
+        try:
+            exists = client.collection_exists(self.name)
+        except Exception as exc:
+            raise ConsistencyError(f"cannot reach Qdrant at {self.url}: {exc}") from exc
+        if exists:
+            info = client.get_collection(self.name)
+            params = info.config.params.vectors
+            size = params.size if hasattr(params, "size") else None
+            if size != self.dim:
+                raise DimensionMismatchError(
+                    f"Qdrant collection {self.name!r} holds {size}-dimensional vectors but the configuration "
+                    f"says vector_dim={self.dim}; use a matching embedding model or another collection"
+                )
+        else:
+            client.create_collection(
+                self.name, vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE)
+            )
+            if self.url != ":memory:":  # local mode ignores payload indexes (and warns)
+                for field_name, kind in PAYLOAD_INDEXES.items():
+                    schema: Any
+                    if field_name == "user_id":
+                        schema = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+                    elif kind == "integer":
+                        schema = models.PayloadSchemaType.INTEGER
+                    else:
+                        schema = models.PayloadSchemaType.KEYWORD
+                    client.create_payload_index(self.name, field_name, field_schema=schema)
+
+    def _need(self) -> Any:
+        if self._client is None:
+            raise ConsistencyError("the vector store is not open")
+        return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None and self._owns_client:
+                self._client.close()
+            self._client = None
+
+    def flush(self) -> None:
+        """Server writes are acknowledged durable (``wait=True``); nothing to do."""
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        from qdrant_client import models
+
+        structs = []
+        for p in points:
+            vec = np.asarray(p.vector, dtype=np.float32).reshape(-1)
+            if vec.shape[0] != self.dim:
+                raise DimensionMismatchError(
+                    f"vector for {p.id} has {vec.shape[0]} dimensions, collection expects {self.dim}"
+                )
+            structs.append(models.PointStruct(id=p.id, vector=vec.tolist(), payload=p.payload))
+        with self._lock:
+            self._need().upsert(self.name, points=structs, wait=True)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        from qdrant_client import models
+
+        with self._lock:
+            self._need().delete(self.name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
+        res = self._need().query_points(
+            self.name,
+            query=np.asarray(vector, dtype=np.float32).tolist(),
+            query_filter=_client_filter(flt),
+            limit=limit,
+            with_payload=False,
+            with_vectors=False,
+        )
+        return [(str(p.id), float(p.score)) for p in res.points]
+
+    def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
+        offset: Any = None
+        while True:
+            records, offset = self._need().scroll(
+                self.name, limit=batch_size, offset=offset, with_payload=True, with_vectors=with_vectors
+            )
+            if records:
+                yield [
+                    VectorPoint(
+                        id=str(r.id),
+                        vector=np.asarray(r.vector if with_vectors else [], dtype=np.float32),
+                        payload=dict(r.payload or {}),
+                    )
+                    for r in records
+                ]
+            if offset is None:
+                return
+
+    def count(self) -> int:
+        return int(self._need().count(self.name, exact=True).count)
+
+
+def _client_filter(flt: VectorFilter) -> Any:
+    from qdrant_client import models
+
+    must: list[Any] = [models.FieldCondition(key="user_id", match=models.MatchValue(value=flt.user_id))]
+    if flt.memory_types:
+        must.append(models.FieldCondition(key="memory_type", match=models.MatchAny(any=list(flt.memory_types))))
+    if flt.session_id is not None:
+        must.append(models.FieldCondition(key="session_id", match=models.MatchValue(value=flt.session_id)))
+    if flt.tags:
+        must.append(models.FieldCondition(key="tags", match=models.MatchAny(any=list(flt.tags))))
+    if flt.created_from is not None or flt.created_to is not None:
+        must.append(
+            models.FieldCondition(key="created_at", range=models.Range(gte=flt.created_from, lte=flt.created_to))
+        )
+    return models.Filter(must=must)

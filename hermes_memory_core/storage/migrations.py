@@ -1,0 +1,179 @@
+"""Named schema migrations for the SQLite metadata store, applied in order, each in one transaction.
+
+A migration is a function ``mNNN_name(conn)``; the ``schema_migrations`` table records which ran. Add new
+ones at the end of :data:`MIGRATIONS`; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Callable
+
+__all__ = ["MIGRATIONS", "applied", "apply_pending", "pending"]
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    """Tables of seed 003 §4.1 and seed 000 §3.3: entries, versions, access log, meta, tags."""
+    conn.executescript(
+        """
+        CREATE TABLE memory_entries (
+            id               TEXT PRIMARY KEY,
+            user_id          TEXT NOT NULL,
+            session_id       TEXT,
+            content          TEXT NOT NULL,
+            memory_type      TEXT NOT NULL CHECK (memory_type IN ('short_term', 'long_term', 'permanent')),
+            embedding_id     TEXT,
+            importance_score REAL NOT NULL DEFAULT 0.5,
+            access_count     INTEGER NOT NULL DEFAULT 0,
+            created_at       INTEGER NOT NULL,
+            updated_at       INTEGER NOT NULL,
+            expires_at       INTEGER,
+            is_active        INTEGER NOT NULL DEFAULT 1,
+            version          INTEGER NOT NULL DEFAULT 1,
+            metadata         TEXT NOT NULL DEFAULT '{}',
+            deleted_at       INTEGER,
+            delete_reason    TEXT
+        );
+        CREATE INDEX idx_entries_user_type ON memory_entries(user_id, memory_type);
+        CREATE INDEX idx_entries_expires ON memory_entries(expires_at);
+        CREATE INDEX idx_entries_session ON memory_entries(session_id);
+        CREATE INDEX idx_entries_created ON memory_entries(created_at);
+
+        CREATE TABLE memory_versions (
+            memory_id  TEXT NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
+            version    INTEGER NOT NULL,
+            content    TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            note       TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (memory_id, version)
+        );
+
+        CREATE TABLE memory_access_log (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id  TEXT NOT NULL,
+            user_id    TEXT NOT NULL,
+            action     TEXT NOT NULL,
+            at         INTEGER NOT NULL,
+            detail     TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX idx_access_memory ON memory_access_log(memory_id);
+        CREATE INDEX idx_access_user_at ON memory_access_log(user_id, at);
+
+        CREATE TABLE memory_meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        CREATE TABLE memory_tags (
+            memory_id TEXT NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
+            tag       TEXT NOT NULL,
+            PRIMARY KEY (memory_id, tag)
+        );
+        CREATE INDEX idx_tags_tag ON memory_tags(tag);
+        """
+    )
+
+
+def m002_keyword_index(conn: sqlite3.Connection) -> None:
+    """FTS5 keyword index over pre-tokenized text (Chinese characters and bigrams, stemmed English).
+
+    ``memory_keyword_docs`` gives each memory a stable integer document number (the FTS rowid), so the index
+    survives VACUUM and a row can be replaced without scanning the index.
+    """
+    conn.executescript(
+        """
+        CREATE TABLE memory_keyword_docs (
+            doc       INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL UNIQUE REFERENCES memory_entries(id) ON DELETE CASCADE
+        );
+        CREATE VIRTUAL TABLE memory_fts USING fts5(user_key, tokens, tokenize = 'unicode61');
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_keyword_index]
+
+
+def _ensure_table(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+    )
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    """Names of migrations already applied, in order (read-only)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+
+
+def pending(conn: sqlite3.Connection) -> list[str]:
+    """Names of migrations not applied yet (read-only)."""
+    done = set(applied(conn))
+    return [m.__name__ for m in MIGRATIONS if m.__name__ not in done]
+
+
+def apply_pending(conn: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration, each atomically with the row that records it.
+
+    Args:
+        conn: A connection in autocommit mode (``isolation_level=None``).
+
+    Returns:
+        The names applied now.
+    """
+    _ensure_table(conn)
+    done = set(applied(conn))
+    ran: list[str] = []
+    for migration in MIGRATIONS:
+        if migration.__name__ in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # executescript commits implicitly; run its statements one by one inside our transaction.
+            _run_in_transaction(conn, migration)
+            conn.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                (migration.__name__, int(time.time())),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(migration.__name__)
+    return ran
+
+
+class _NoScriptConnection:
+    """Passes ``executescript`` statements through ``execute`` so they stay inside the open transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def executescript(self, script: str) -> None:
+        for statement in _split_sql(script):
+            self._conn.execute(statement)
+
+    def execute(self, *args: object) -> sqlite3.Cursor:
+        return self._conn.execute(*args)  # type: ignore[arg-type]
+
+
+def _split_sql(script: str) -> list[str]:
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        statements.append(buf.strip())
+    return statements
+
+
+def _run_in_transaction(conn: sqlite3.Connection, migration: Callable[[sqlite3.Connection], None]) -> None:
+    migration(_NoScriptConnection(conn))  # type: ignore[arg-type]

@@ -1,0 +1,496 @@
+"""Metadata store on SQLite in WAL mode: one writer at a time, readers in parallel, thread-safe.
+
+Pragmas follow seed 000 §2.3: ``journal_mode=WAL``, ``synchronous=NORMAL``, ``busy_timeout=5000``,
+``foreign_keys=ON``. Writes go through one connection guarded by a lock (``atomic()`` nests with
+SAVEPOINTs); each thread reads through its own connection, so searches never wait for a writer.
+A committed transaction survives a killed process (WAL + NORMAL loses at most the last commits on power loss).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from hermes_memory_core.errors import ConsistencyError, NotFoundError
+from hermes_memory_core.storage import migrations
+from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
+
+__all__ = ["SQLiteMetadataStore", "user_key"]
+
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA busy_timeout=5000",
+    "PRAGMA foreign_keys=ON",
+)
+_COLUMNS = (
+    "id, user_id, session_id, content, memory_type, importance_score, access_count, created_at, updated_at, "
+    "expires_at, version, metadata"
+)
+
+
+def user_key(user_id: str) -> str:
+    """The keyword-index token that scopes a document to its user (safe inside an FTS5 query)."""
+    return "u" + hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def _fts_query(user: str, tokens: Sequence[str]) -> str:
+    terms = " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+    return f'user_key : "{user}" AND tokens : ({terms})'
+
+
+class SQLiteMetadataStore:
+    """Memory rows, versions, tags, access log, keyword index and key/value meta in one SQLite file.
+
+    Args:
+        path: Database file (``":memory:"`` is not supported: readers need a shared file).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._write_lock = threading.RLock()
+        self._writer: sqlite3.Connection | None = None
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._depth = 0
+        self._closed = False
+
+    # ------------------------------------------------------------------ connections
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=5.0)
+        for pragma in _PRAGMAS:
+            conn.execute(pragma)
+        return conn
+
+    def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = self._connect()
+        with self._write_lock:
+            migrations.apply_pending(self._writer)
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._closed:
+            raise ConsistencyError("the metadata store is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only=ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._write_lock:
+            self._closed = True
+            if self._writer is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                self._writer.close()
+                self._writer = None
+        with self._readers_lock:
+            for conn in self._readers:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._readers.clear()
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the single writer connection; nested calls become SAVEPOINTs."""
+        with self._write_lock:
+            conn = self._writer
+            if conn is None:
+                raise ConsistencyError("the metadata store is closed")
+            if self._depth == 0:
+                conn.execute("BEGIN IMMEDIATE")
+                commit, rollback = "COMMIT", "ROLLBACK"
+            else:
+                name = f"sp{self._depth}"
+                conn.execute(f"SAVEPOINT {name}")
+                commit, rollback = f"RELEASE {name}", f"ROLLBACK TO {name}; RELEASE {name}"
+            self._depth += 1
+            try:
+                yield conn
+            except BaseException:
+                self._depth -= 1
+                for stmt in rollback.split("; "):
+                    conn.execute(stmt)
+                raise
+            else:
+                self._depth -= 1
+                conn.execute(commit)
+
+    # ------------------------------------------------------------------ meta
+    def get_meta(self, key: str) -> str | None:
+        row = self._reader().execute("SELECT value FROM memory_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.atomic() as conn:
+            conn.execute(
+                "INSERT INTO memory_meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def applied_migrations(self) -> list[str]:
+        return migrations.applied(self._reader())
+
+    # ------------------------------------------------------------------ writes
+    def insert(self, records: Sequence[MemoryRecord], tokens: Sequence[Sequence[str]], note: str = "") -> None:
+        """Insert new memories with version 1, tags and keyword-index rows, all in one transaction."""
+        with self.atomic() as conn:
+            conn.executemany(
+                "INSERT INTO memory_entries (id, user_id, session_id, content, memory_type, embedding_id, "
+                "importance_score, access_count, created_at, updated_at, expires_at, is_active, version, metadata) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1, 1, ?)",
+                [
+                    (
+                        r.id,
+                        r.user_id,
+                        r.session_id,
+                        r.content,
+                        r.memory_type.value,
+                        r.id,
+                        r.importance,
+                        r.created_at,
+                        r.updated_at,
+                        r.expires_at,
+                        json.dumps(r.metadata, ensure_ascii=False),
+                    )
+                    for r in records
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, 1, ?, ?, ?)",
+                [(r.id, r.content, r.created_at, note) for r in records],
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+                [(r.id, tag) for r in records for tag in r.tags],
+            )
+            for r, toks in zip(records, tokens):
+                self._index_keywords(conn, r.id, r.user_id, toks)
+            conn.executemany(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'add', ?, '')",
+                [(r.id, r.user_id, r.updated_at) for r in records],
+            )
+
+    def _index_keywords(self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
+        row = conn.execute("SELECT doc FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
+        if row is None:
+            doc = conn.execute("INSERT INTO memory_keyword_docs (memory_id) VALUES (?)", (memory_id,)).lastrowid
+        else:
+            doc = row[0]
+            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (doc,))
+        conn.execute(
+            "INSERT INTO memory_fts (rowid, user_key, tokens) VALUES (?, ?, ?)",
+            (doc, user_key(user_id), " ".join(toks)),
+        )
+
+    def _unindex_keywords(self, conn: sqlite3.Connection, memory_id: str) -> None:
+        row = conn.execute("SELECT doc FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
+        if row is not None:
+            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
+            conn.execute("DELETE FROM memory_keyword_docs WHERE doc = ?", (row[0],))
+
+    def purge(self, ids: Sequence[str]) -> None:
+        """Physically remove rows (compensation of a write whose vector half failed; never for user deletes)."""
+        with self.atomic() as conn:
+            for memory_id in ids:
+                self._unindex_keywords(conn, memory_id)
+                conn.execute("DELETE FROM memory_entries WHERE id = ?", (memory_id,))
+                conn.execute("DELETE FROM memory_access_log WHERE memory_id = ?", (memory_id,))
+
+    def add_version(
+        self, memory_id: str, content: str, note: str, now: int, tokens: Sequence[str], user_id: str
+    ) -> int:
+        """Append a version and make it current. Returns the new version number."""
+        with self.atomic() as conn:
+            row = conn.execute(
+                "SELECT version FROM memory_entries WHERE id = ? AND is_active = 1", (memory_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"no active memory with id {memory_id}")
+            version = int(row[0]) + 1
+            conn.execute(
+                "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, ?, ?, ?, ?)",
+                (memory_id, version, content, now, note),
+            )
+            conn.execute(
+                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
+                (content, version, now, memory_id),
+            )
+            self._index_keywords(conn, memory_id, user_id, tokens)
+            conn.execute(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'update', ?, ?)",
+                (memory_id, user_id, now, note),
+            )
+            return version
+
+    def revert_version(self, memory_id: str, version: int) -> None:
+        """Undo :meth:`add_version` (compensation when the vector half of an update failed)."""
+        with self.atomic() as conn:
+            conn.execute("DELETE FROM memory_versions WHERE memory_id = ? AND version = ?", (memory_id, version))
+            prev = conn.execute(
+                "SELECT version, content, created_at FROM memory_versions WHERE memory_id = ? "
+                "ORDER BY version DESC LIMIT 1",
+                (memory_id,),
+            ).fetchone()
+            row = conn.execute("SELECT user_id FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
+            if prev is None or row is None:
+                return
+            conn.execute(
+                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
+                (prev[1], prev[0], prev[2], memory_id),
+            )
+            from hermes_memory_core.retrieval.tokenizer import tokenize
+
+            self._index_keywords(conn, memory_id, row[0], tokenize(prev[1]))
+
+    def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
+        """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
+        with self.atomic() as conn:
+            row = conn.execute(
+                "SELECT user_id FROM memory_entries WHERE id = ? AND is_active = 1", (memory_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"no active memory with id {memory_id}")
+            conn.execute(
+                "UPDATE memory_entries SET is_active = 0, deleted_at = ?, delete_reason = ? WHERE id = ?",
+                (now, reason, memory_id),
+            )
+            self._unindex_keywords(conn, memory_id)
+            conn.execute(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'delete', ?, ?)",
+                (memory_id, row[0], now, reason),
+            )
+            return str(row[0])
+
+    def record_access(self, entries: Sequence[tuple[str, str, int, str]]) -> None:
+        """Apply buffered search accesses: ``(memory_id, user_id, at, action)`` rows."""
+        if not entries:
+            return
+        with self.atomic() as conn:
+            conn.executemany(
+                "UPDATE memory_entries SET access_count = access_count + 1 WHERE id = ?",
+                [(e[0],) for e in entries],
+            )
+            conn.executemany(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, '')",
+                [(e[0], e[1], e[3], e[2]) for e in entries],
+            )
+
+    def repair_keyword_index(self, tokenizer: Callable[[str], list[str]]) -> int:
+        """Index active memories missing from the keyword index and drop entries of inactive ones."""
+        with self.atomic() as conn:
+            missing = conn.execute(
+                "SELECT e.id, e.user_id, e.content FROM memory_entries e WHERE e.is_active = 1 AND NOT EXISTS "
+                "(SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
+            ).fetchall()
+            for memory_id, owner, content in missing:
+                self._index_keywords(conn, memory_id, owner, tokenizer(content))
+            stale = conn.execute(
+                "SELECT d.memory_id FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id "
+                "WHERE e.is_active = 0"
+            ).fetchall()
+            for (memory_id,) in stale:
+                self._unindex_keywords(conn, memory_id)
+        return len(missing) + len(stale)
+
+    # ------------------------------------------------------------------ reads
+    @staticmethod
+    def _record(row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:
+        return MemoryRecord(
+            id=row[0],
+            user_id=row[1],
+            session_id=row[2],
+            content=row[3],
+            memory_type=MemoryType(row[4]),
+            importance=float(row[5]),
+            access_count=int(row[6]),
+            created_at=int(row[7]),
+            updated_at=int(row[8]),
+            expires_at=None if row[9] is None else int(row[9]),
+            version=int(row[10]),
+            tags=tuple(sorted(tags)),
+            metadata=json.loads(row[11]) if row[11] else {},
+        )
+
+    def _tags_for(self, conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for mid, tag in conn.execute(
+                f"SELECT memory_id, tag FROM memory_tags WHERE memory_id IN ({marks})", chunk
+            ):
+                out.setdefault(mid, []).append(tag)
+        return out
+
+    def get(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
+        conn = self._reader()
+        sql = f"SELECT {_COLUMNS} FROM memory_entries WHERE id = ?"
+        if not include_inactive:
+            sql += " AND is_active = 1"
+        row = conn.execute(sql, (memory_id,)).fetchone()
+        if row is None:
+            return None
+        return self._record(row, self._tags_for(conn, [memory_id]).get(memory_id, ()))
+
+    def get_many(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
+        """Active, unexpired rows of one user among ``ids`` (others are silently left out)."""
+        if not ids:
+            return {}
+        conn = self._reader()
+        out: dict[str, MemoryRecord] = {}
+        rows: list[Any] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                f"SELECT {_COLUMNS} FROM memory_entries WHERE id IN ({marks}) AND user_id = ? AND is_active = 1"
+            )
+            params: list[Any] = [*chunk, user_id]
+            if now is not None:
+                sql += " AND (expires_at IS NULL OR expires_at > ?)"
+                params.append(now)
+            rows.extend(conn.execute(sql, params).fetchall())
+        tags = self._tags_for(conn, [r[0] for r in rows])
+        for row in rows:
+            out[row[0]] = self._record(row, tags.get(row[0], ()))
+        return out
+
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        rows = self._reader().execute(
+            "SELECT memory_id, version, content, created_at, note FROM memory_versions "
+            "WHERE memory_id = ? ORDER BY version",
+            (memory_id,),
+        )
+        return [MemoryVersion(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
+
+    def keyword_search(
+        self,
+        user_id: str,
+        tokens: Sequence[str],
+        limit: int,
+        *,
+        memory_types: Sequence[str] | None = None,
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        created_from: int | None = None,
+        created_to: int | None = None,
+        now: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """BM25 over one user's active memories. Returns ``(id, score)`` with higher scores better."""
+        if not tokens:
+            return []
+        sql = [
+            "SELECT e.id, -bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
+            "JOIN memory_keyword_docs d ON d.doc = memory_fts.rowid "
+            "JOIN memory_entries e ON e.id = d.memory_id "
+            "WHERE memory_fts MATCH ? AND e.is_active = 1 AND e.user_id = ?"
+        ]
+        params: list[Any] = [_fts_query(user_key(user_id), tokens), user_id]
+        if memory_types:
+            sql.append(f"AND e.memory_type IN ({','.join('?' * len(memory_types))})")
+            params.extend(memory_types)
+        if session_id is not None:
+            sql.append("AND e.session_id = ?")
+            params.append(session_id)
+        if tags:
+            sql.append(
+                "AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = e.id "
+                f"AND t.tag IN ({','.join('?' * len(tags))}))"
+            )
+            params.extend(tags)
+        if created_from is not None:
+            sql.append("AND e.created_at >= ?")
+            params.append(created_from)
+        if created_to is not None:
+            sql.append("AND e.created_at <= ?")
+            params.append(created_to)
+        if now is not None:
+            sql.append("AND (e.expires_at IS NULL OR e.expires_at > ?)")
+            params.append(now)
+        sql.append("ORDER BY score DESC LIMIT ?")
+        params.append(limit)
+        return [(r[0], float(r[1])) for r in self._reader().execute(" ".join(sql), params)]
+
+    def keyword_tokens(self, memory_id: str) -> str | None:
+        row = self._reader().execute(
+            "SELECT f.tokens FROM memory_keyword_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.memory_id = ?",
+            (memory_id,),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
+        """Every active memory, in batches ordered by id."""
+        last = ""
+        conn = self._reader()
+        while True:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM memory_entries WHERE is_active = 1 AND id > ? ORDER BY id LIMIT ?",
+                (last, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            tags = self._tags_for(conn, [r[0] for r in rows])
+            yield [self._record(r, tags.get(r[0], ())) for r in rows]
+            last = rows[-1][0]
+
+    def active_versions(self) -> dict[str, int]:
+        """id → current version of every active memory."""
+        return {r[0]: int(r[1]) for r in self._reader().execute("SELECT id, version FROM memory_entries WHERE is_active = 1")}
+
+    def expired_ids(self, now: int) -> list[str]:
+        return [
+            r[0]
+            for r in self._reader().execute(
+                "SELECT id FROM memory_entries WHERE is_active = 1 AND expires_at IS NOT NULL AND expires_at <= ?",
+                (now,),
+            )
+        ]
+
+    def count_active(self) -> int:
+        return int(self._reader().execute("SELECT count(*) FROM memory_entries WHERE is_active = 1").fetchone()[0])
+
+    def counts(self) -> dict[str, Any]:
+        conn = self._reader()
+        by_type = dict(
+            conn.execute("SELECT memory_type, count(*) FROM memory_entries WHERE is_active = 1 GROUP BY memory_type")
+        )
+        by_user = dict(conn.execute("SELECT user_id, count(*) FROM memory_entries WHERE is_active = 1 GROUP BY user_id"))
+        versions = conn.execute("SELECT count(*) FROM memory_versions").fetchone()[0]
+        deleted = conn.execute("SELECT count(*) FROM memory_entries WHERE is_active = 0").fetchone()[0]
+        return {"by_type": by_type, "by_user": by_user, "versions": int(versions), "deleted": int(deleted)}
+
+    def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
+        return [
+            (r[0], int(r[1]), r[2])
+            for r in self._reader().execute(
+                "SELECT action, at, detail FROM memory_access_log WHERE memory_id = ? ORDER BY id", (memory_id,)
+            )
+        ]
+
+    def integrity_check(self) -> str:
+        return str(self._reader().execute("PRAGMA integrity_check").fetchone()[0])
+
+    # ------------------------------------------------------------------ portability
+    def backup_to(self, target: Path) -> None:
+        """A consistent copy through SQLite's online backup API (never a torn file copy)."""
+        with self._write_lock:
+            if self._writer is None:
+                raise ConsistencyError("the metadata store is closed")
+            dest = sqlite3.connect(str(target))
+            try:
+                self._writer.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                dest.close()

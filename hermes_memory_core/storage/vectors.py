@@ -1,0 +1,94 @@
+"""The vector-store protocol every backend implements, with its written contract.
+
+Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`` against every backend):
+
+- Point ids are UUID strings; the same id as the metadata row. ``upsert`` replaces a point with the same id.
+- Distance is cosine; ``search`` returns ``(id, score)`` pairs, best first, score in [-1, 1], at most
+  ``limit`` of them, only points whose payload matches the filter. The user filter is mandatory.
+- Payload holds only what filters need: ``user_id``, ``session_id``, ``memory_type``, ``created_at``, ``tags``.
+  Never memory content.
+- ``delete`` of an unknown id is not an error. ``count`` is exact.
+- ``open`` checks the stored collection's dimension against the configured one and raises
+  :class:`~hermes_memory_core.errors.DimensionMismatchError` naming both numbers.
+- A backend that keeps data on disk makes every acknowledged ``upsert``/``delete`` durable by ``flush``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore"]
+
+#: Payload fields every backend indexes, with their kind.
+PAYLOAD_INDEXES: dict[str, str] = {
+    "user_id": "keyword",
+    "session_id": "keyword",
+    "memory_type": "keyword",
+    "tags": "keyword",
+    "created_at": "integer",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    """One point: id, vector and filter payload."""
+
+    id: str
+    vector: np.ndarray
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorFilter:
+    """Filter applied inside the vector engine. ``user_id`` is always required.
+
+    Attributes:
+        user_id: Only this user's points.
+        memory_types: Only these tiers (None: all).
+        session_id: Only this session (None: all).
+        tags: Points carrying at least one of these tags (None: no tag filter).
+        created_from: Inclusive lower bound on created_at (Unix seconds).
+        created_to: Inclusive upper bound on created_at (Unix seconds).
+    """
+
+    user_id: str
+    memory_types: tuple[str, ...] | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] | None = None
+    created_from: int | None = None
+    created_to: int | None = None
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """What the provider needs from a vector engine. See the module docstring for the contract."""
+
+    dim: int
+    name: str
+
+    def open(self) -> None:
+        """Create or load the collection; check its dimension."""
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points."""
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove points by id; unknown ids are ignored."""
+
+    def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
+        """Nearest points by cosine similarity, filtered, best first."""
+
+    def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
+        """Every point, in batches (vectors are zero-length arrays when ``with_vectors`` is False)."""
+
+    def count(self) -> int:
+        """Exact number of points."""
+
+    def flush(self) -> None:
+        """Make acknowledged writes durable."""
+
+    def close(self) -> None:
+        """Release files, locks and connections. Idempotent."""

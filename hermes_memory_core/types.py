@@ -1,0 +1,203 @@
+"""Value types that cross the public API: tiers, records, hits, versions and reports."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "MemoryHit",
+    "MemoryItem",
+    "MemoryRecord",
+    "MemoryType",
+    "MemoryVersion",
+    "ReconcileReport",
+    "StoreStats",
+]
+
+
+class MemoryType(str, enum.Enum):
+    """The three tiers: short-term holds the scene, long-term the profile, permanent the facts."""
+
+    SHORT_TERM = "short_term"
+    LONG_TERM = "long_term"
+    PERMANENT = "permanent"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One stored memory as the metadata store holds it (the current version).
+
+    Attributes:
+        id: UUID shared by the metadata row and the vector point.
+        user_id: Owner; every read is scoped to one user.
+        session_id: Session the memory came from, if any.
+        content: Current text.
+        memory_type: Tier.
+        importance: 0..1; gates forgetting and scales ranking.
+        access_count: How often search returned it.
+        created_at: Unix seconds when first stored.
+        updated_at: Unix seconds of the latest version.
+        expires_at: Unix seconds after which it is no longer returned, or None.
+        version: Number of the current version (1 = never updated).
+        tags: Free-form labels.
+        metadata: JSON-serialisable extra data given by the caller.
+    """
+
+    id: str
+    user_id: str
+    session_id: str | None
+    content: str
+    memory_type: MemoryType
+    importance: float
+    access_count: int
+    created_at: int
+    updated_at: int
+    expires_at: int | None
+    version: int
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    """A memory returned by search, with its final score and the parts it was made of.
+
+    Attributes:
+        record: The memory.
+        score: Final ranking score (higher is better).
+        relevance: Fused relevance in 0..1 before recency, freshness and importance.
+        dense_score: Cosine similarity from the vector leg, or None if the leg did not return it.
+        keyword_score: BM25 score from the keyword leg, or None if the leg did not return it.
+    """
+
+    record: MemoryRecord
+    score: float
+    relevance: float
+    dense_score: float | None = None
+    keyword_score: float | None = None
+
+    # Flat accessors so callers can write ``hit.content`` as with a record.
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def content(self) -> str:
+        return self.record.content
+
+    @property
+    def memory_type(self) -> MemoryType:
+        return self.record.memory_type
+
+    @property
+    def created_at(self) -> int:
+        return self.record.created_at
+
+    @property
+    def updated_at(self) -> int:
+        return self.record.updated_at
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.record.metadata
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.record.tags
+
+    @property
+    def session_id(self) -> str | None:
+        return self.record.session_id
+
+    @property
+    def importance(self) -> float:
+        return self.record.importance
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryItem:
+    """One memory to write with ``add_many``; fields mirror the arguments of ``add``."""
+
+    content: str
+    user_id: str
+    session_id: str | None = None
+    memory_type: MemoryType | str = MemoryType.LONG_TERM
+    importance: float | None = None
+    tags: tuple[str, ...] | list[str] = ()
+    metadata: dict[str, Any] | None = None
+    created_at: int | float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryVersion:
+    """One version of a memory. Versions are append-only; the highest number is current."""
+
+    memory_id: str
+    version: int
+    content: str
+    created_at: int
+    note: str
+
+
+@dataclass(slots=True)
+class ReconcileReport:
+    """What ``reconcile()`` found and repaired.
+
+    Attributes:
+        metadata_orphans_reindexed: Active rows with no vector point; re-embedded and re-indexed.
+        vector_orphans_removed: Vector points with no active metadata row; removed.
+        keyword_rows_repaired: Keyword-index rows missing or stale; rebuilt.
+        expired_removed: Expired memories taken out of the vector index.
+    """
+
+    metadata_orphans_reindexed: int = 0
+    vector_orphans_removed: int = 0
+    keyword_rows_repaired: int = 0
+    expired_removed: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "metadata_orphans_reindexed": self.metadata_orphans_reindexed,
+            "vector_orphans_removed": self.vector_orphans_removed,
+            "keyword_rows_repaired": self.keyword_rows_repaired,
+            "expired_removed": self.expired_removed,
+        }
+
+
+@dataclass(slots=True)
+class StoreStats:
+    """Counts and sizes of a store.
+
+    Attributes:
+        total_active: Active memories in all tiers.
+        by_type: Active memories per tier.
+        by_user: Active memories per user.
+        vector_points: Points in the vector index.
+        versions: Stored versions across all memories.
+        deleted: Soft-deleted memories kept for history.
+        disk_bytes: Bytes under the data directory (0 for a server store).
+    """
+
+    total_active: int
+    by_type: dict[str, int]
+    by_user: dict[str, int]
+    vector_points: int
+    versions: int
+    deleted: int
+    disk_bytes: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total_active": self.total_active,
+            "by_type": dict(self.by_type),
+            "by_user": dict(self.by_user),
+            "vector_points": self.vector_points,
+            "versions": self.versions,
+            "deleted": self.deleted,
+            "disk_bytes": self.disk_bytes,
+        }
