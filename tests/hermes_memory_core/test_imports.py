@@ -1,0 +1,34 @@
+import hermes_memory_core
+
+EXPECTED = {
+    "BundleError", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
+    "EmbeddingError", "EmptyContentError", "HermesMemoryError", "InvalidIdError", "InvalidInputError",
+    "MemoryConfig", "MemoryHit", "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion",
+    "NotFoundError", "PermissionDeniedError", "RankingConfig", "ReconcileReport", "StoreClosedError",
+    "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__",
+}
+
+
+def test_all_is_pinned() -> None:
+    assert set(hermes_memory_core.__all__) == EXPECTED
+    for name in hermes_memory_core.__all__:
+        assert hasattr(hermes_memory_core, name)
+
+
+def test_core_imports_no_framework() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, hermes_memory_core, hermes_memory_core.cli, hermes_memory_core.portability;"
+        "bad=[m for m in sys.modules if m.split('.')[0] in ('langchain_core','langchain','llama_index')];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_errors_share_one_base() -> None:
+    for name in hermes_memory_core.__all__:
+        obj = getattr(hermes_memory_core, name)
+        if isinstance(obj, type) and name.endswith("Error"):
+            assert issubclass(obj, hermes_memory_core.HermesMemoryError)
