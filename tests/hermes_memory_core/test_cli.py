@@ -1,0 +1,61 @@
+"""Every CLI command is documented and works; the demo (the main job) runs end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_memory_core.cli import build_parser, main
+
+COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "stats"]
+
+
+def test_every_command_has_help() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(COMMANDS)  # type: ignore[union-attr]
+    for name, p in sub.choices.items():  # type: ignore[union-attr]
+        assert p.description, name
+        text = p.format_help()
+        assert "--data-dir" in text and "--json" in text
+
+
+def test_help_exits_cleanly() -> None:
+    res = subprocess.run([sys.executable, "-m", "hermes_memory_core.cli", "search", "--help"], capture_output=True, text=True)
+    assert res.returncode == 0 and "--top-k" in res.stdout
+
+
+def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path / "d"), "--json"]
+    assert main(["add", "我喜欢喝美式咖啡", "--user", "u", "--tag", "food", *d]) == 0
+    mid = json.loads(capsys.readouterr().out)["id"]
+    assert main(["search", "咖啡", "--user", "u", *d]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["id"] == mid
+    assert main(["history", mid, *d]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["version"] == 1
+    assert main(["stats", *d]) == 0
+    assert json.loads(capsys.readouterr().out)["total_active"] == 1
+    assert main(["reconcile", *d]) == 0
+    assert json.loads(capsys.readouterr().out)["vector_orphans_removed"] == 0
+    assert main(["export", str(tmp_path / "b"), *d]) == 0
+    capsys.readouterr()
+    assert main(["restore", str(tmp_path / "b"), "--data-dir", str(tmp_path / "r"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total_active"] == 1
+
+
+def test_errors_are_reported_not_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "not-a-uuid", "--data-dir", str(tmp_path / "d")]) == 2
+    assert "InvalidIdError" in capsys.readouterr().err
+
+
+def test_demo_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--data-dir", str(tmp_path / "demo"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {s["tier"] for s in out["stored"]} == {"short_term", "long_term", "permanent"}
+    assert [v["version"] for v in out["versions"]] == [1, 2]
+    assert all(r["same"] for r in out["restored_recall"].values())
+    assert out["recall"]["用户喜欢喝什么咖啡？"][0]["content"] == "我喜欢喝美式咖啡"
