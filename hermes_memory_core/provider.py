@@ -451,8 +451,12 @@ class MemoryProvider:
             merged[mid] = Candidate(mid, dense=score)
         for mid, score in keyword:
             merged.setdefault(mid, Candidate(mid)).keyword = score
-        records = self.metadata.get_many(list(merged), uid, now=at)
-        hits = rank(list(merged.values()), records, at, weights, k)
+        fields = self.metadata.rank_fields(list(merged), uid, now=at)
+        ranked = rank(list(merged.values()), fields, at, weights, k)
+        records = self.metadata.get_many([r.id for r in ranked], uid, now=at)
+        hits = [
+            MemoryHit(records[r.id], r.score, r.relevance, r.dense, r.keyword) for r in ranked if r.id in records
+        ]
         self._note_access(hits, uid)
         return hits
 

@@ -6,11 +6,24 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from hermes_memory_core.config import RankingConfig
-from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["Candidate", "minmax", "rank"]
+__all__ = ["Candidate", "RankFields", "Ranked", "minmax", "rank"]
+
+#: What ranking needs of a memory: ``(session_id, created_at, updated_at, importance)``.
+RankFields = tuple[str | None, int, int, float]
 
 _DAY = 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A candidate after ranking: final score, fused relevance and the raw leg scores."""
+
+    id: str
+    score: float
+    relevance: float
+    dense: float | None
+    keyword: float | None
 
 
 @dataclass(slots=True)
@@ -35,11 +48,11 @@ def minmax(values: Mapping[str, float]) -> dict[str, float]:
 
 def rank(
     candidates: Sequence[Candidate],
-    records: Mapping[str, MemoryRecord],
+    records: Mapping[str, RankFields],
     now: float,
     weights: RankingConfig,
     top_k: int,
-) -> list[MemoryHit]:
+) -> list[Ranked]:
     """Merge the legs and order by the configured rule (see :class:`RankingConfig`).
 
     Candidates without a record (deleted, expired, other user) are dropped.
@@ -54,30 +67,30 @@ def rank(
     }
     neighbour = _neighbour_relevance(present, records, base, weights.context_window_seconds) if weights.context_boost else {}
     mix_total = weights.relevance_weight + weights.recency_weight
-    hits: list[MemoryHit] = []
+    hits: list[Ranked] = []
     for c in present:
-        rec = records[c.id]
+        _session, _created, updated_at, importance = records[c.id]
         relevance = (base[c.id] + weights.context_boost * neighbour.get(c.id, 0.0)) / (1.0 + weights.context_boost)
-        age_days = max(0.0, (now - rec.updated_at) / _DAY)
+        age_days = max(0.0, (now - updated_at) / _DAY)
         recency = 0.5 ** (age_days / weights.recency_half_life_days)
         score = (weights.relevance_weight * relevance + weights.recency_weight * recency) / mix_total
         score *= weights.freshness_base ** min(age_days, weights.freshness_max_days)
-        score *= (1.0 - weights.importance_weight) + weights.importance_weight * 2.0 * rec.importance
-        hits.append(MemoryHit(rec, score, relevance, c.dense, c.keyword))
-    hits.sort(key=lambda h: (-h.score, -h.relevance, h.record.id))
+        score *= (1.0 - weights.importance_weight) + weights.importance_weight * 2.0 * importance
+        hits.append(Ranked(c.id, score, relevance, c.dense, c.keyword))
+    hits.sort(key=lambda h: (-h.score, -h.relevance, h.id))
     return hits[:top_k]
 
 
 def _neighbour_relevance(
-    present: Sequence[Candidate], records: Mapping[str, MemoryRecord], base: Mapping[str, float], window: int
+    present: Sequence[Candidate], records: Mapping[str, RankFields], base: Mapping[str, float], window: int
 ) -> dict[str, float]:
     """For each candidate, the higher base relevance of its nearest earlier and later candidate in the same
     session written within ``window`` seconds (a question and its answer are neighbours)."""
     by_session: dict[str, list[tuple[int, str]]] = {}
     for c in present:
-        rec = records[c.id]
-        if rec.session_id is not None:
-            by_session.setdefault(rec.session_id, []).append((rec.created_at, c.id))
+        session_id, created_at, _updated, _importance = records[c.id]
+        if session_id is not None:
+            by_session.setdefault(session_id, []).append((created_at, c.id))
     out: dict[str, float] = {}
     for items in by_session.values():
         if len(items) < 2:

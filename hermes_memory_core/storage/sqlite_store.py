@@ -367,6 +367,31 @@ class SQLiteMetadataStore:
             out[row[0]] = self._record(row, tags.get(row[0], ()))
         return out
 
+    def rank_fields(
+        self, ids: Sequence[str], user_id: str, now: int | None = None
+    ) -> dict[str, tuple[str | None, int, int, float]]:
+        """``id → (session_id, created_at, updated_at, importance)`` of active, unexpired rows of one user.
+
+        The light columns ranking needs; full records are built only for the hits that are returned.
+        """
+        if not ids:
+            return {}
+        conn = self._reader()
+        out: dict[str, tuple[str | None, int, int, float]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            sql = (
+                "SELECT id, session_id, created_at, updated_at, importance_score FROM memory_entries "
+                f"WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ? AND is_active = 1"
+            )
+            params: list[Any] = [*chunk, user_id]
+            if now is not None:
+                sql += " AND (expires_at IS NULL OR expires_at > ?)"
+                params.append(now)
+            for row in conn.execute(sql, params):
+                out[row[0]] = (row[1], int(row[2]), int(row[3]), float(row[4]))
+        return out
+
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         rows = self._reader().execute(
             "SELECT memory_id, version, content, created_at, note FROM memory_versions "

@@ -1,0 +1,177 @@
+"""Scale: add_many throughput and search latency at N memories, against the raw parts in the same run.
+
+Usage::
+
+    python -m benchmarks.scale --n 10000,100000 --users 10 [--embedding-model all-MiniLM-L6-v2] [--sample 1000]
+
+For each N it reports:
+
+- ``add_many`` throughput on ``--sample`` texts against the raw batched embedding of the same texts;
+- ``search`` p50/p95 against raw query embedding + a raw engine query (the vector store's own filtered
+  search), and the part of search that is not the query embedding (measured with the query vector precomputed);
+- RSS and bytes on disk.
+
+Embedding N = 100k texts with a CPU model takes longer than this machine allows, so only ``--sample`` texts are
+embedded by the model; the other memories are filled in through the same public ``add_many`` with vectors
+that are real sample embeddings plus small Gaussian noise (labelled "filler" below). Search timings use real
+query embeddings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchmarks._common import Progress, print_table
+
+SUBJECTS = ["The user", "用户", "My sister", "Our team", "The client", "我朋友", "The manager", "我们公司"]
+VERBS = ["likes", "prefers", "avoids", "bought", "is learning", "visited", "喜欢", "正在学习", "计划去", "讨厌"]
+OBJECTS = [
+    "Python", "Go", "Java", "espresso", "美式咖啡", "hiking in the Alps", "上海", "Berlin", "a new laptop",
+    "the violin", "marathon training", "日本料理", "Kubernetes", "watercolor painting", "瑜伽", "sailing", "股票投资",
+    "a vegetarian diet", "Rust", "jazz records", "红酒", "the night shift", "chess", "摄影",
+]
+QUERIES = [
+    "What programming language does the user like?", "用户喜欢喝什么？", "Where did they travel?",
+    "What is the user learning?", "哪些人喜欢爬山？", "What did the client buy?", "用户的爱好是什么？",
+    "Does anyone avoid coffee?", "who plays chess", "投资",
+]
+
+
+def make_texts(n: int, seed: int = 7) -> list[str]:
+    rnd = random.Random(seed)
+    return [
+        f"{rnd.choice(SUBJECTS)} {rnd.choice(VERBS)} {rnd.choice(OBJECTS)} (note {i}, {rnd.choice(OBJECTS)})"
+        for i in range(n)
+    ]
+
+
+class FillerEmbedder:
+    """Returns real sample embeddings plus small noise, for the memories beyond the embedded sample."""
+
+    def __init__(self, real: Any, sample_vectors: np.ndarray, seed: int = 11) -> None:
+        self.model_id, self.dim = real.model_id, real.dim
+        self._real = real
+        self._base = sample_vectors
+        self._rng = np.random.default_rng(seed)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        idx = self._rng.integers(0, len(self._base), len(texts))
+        out = self._base[idx] + self._rng.normal(0, 0.05, (len(texts), self.dim)).astype(np.float32)
+        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._real.embed_query(text)
+
+
+class FixedQueryEmbedder:
+    """Serves precomputed query vectors, so search can be timed without the model."""
+
+    def __init__(self, inner: Any, table: dict[str, np.ndarray]) -> None:
+        self.model_id, self.dim, self._inner, self._table = inner.model_id, inner.dim, inner, table
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._table[text]
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values) * 1000.0, q))
+
+
+def rss_mb() -> float:
+    try:
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2**20
+    except ImportError:  # pragma: no cover
+        return float("nan")
+
+
+def run(n: int, users: int, model: str, sample: int, rounds: int) -> list[list[Any]]:
+    from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
+    from hermes_memory_core.embedding import load_embedder
+    from hermes_memory_core.storage.vectors import VectorFilter
+
+    real = load_embedder(model)
+    texts = make_texts(n)
+    sample = min(sample, n)
+    rows: list[list[Any]] = []
+    with tempfile.TemporaryDirectory(prefix="hermes-scale-") as tmp:
+        cfg = MemoryConfig(data_dir=Path(tmp) / "s", embedding_model=model, embedding_batch_size=64)
+        # raw batched embedding of the sample
+        t0 = time.perf_counter()
+        sample_vecs = np.concatenate(
+            [real.embed_documents(texts[i : i + 64]) for i in range(0, sample, 64)]
+        )
+        raw_rate = sample / (time.perf_counter() - t0)
+        items = [MemoryItem(content=t, user_id=f"user{i % users}", session_id=f"s{i // 50}") for i, t in enumerate(texts)]
+        with MemoryProvider(cfg, embedder=real) as mem:
+            t0 = time.perf_counter()
+            mem.add_many(items[:sample])
+            add_rate = sample / (time.perf_counter() - t0)
+        rows.append([n, "add_many (embedded sample)", f"{add_rate:.1f}/s", f"{raw_rate:.1f}/s raw embed", f"{add_rate / raw_rate:.2f}"])
+        filler = FillerEmbedder(real, sample_vecs)
+        with MemoryProvider(cfg, embedder=filler) as mem:
+            progress = Progress(f"filling to {n}", n - sample)
+            t0 = time.perf_counter()
+            if n > sample:
+                mem.config.embedding_batch_size = 2000
+                mem.add_many(items[sample:], on_progress=lambda d, _t: progress.update(d))
+            fill_rate = (n - sample) / max(time.perf_counter() - t0, 1e-9)
+        rows.append([n, "add_many storage only (filler vectors)", f"{fill_rate:.0f}/s", "", ""])
+        queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}") for i in range(rounds)]
+        embed_times, qvecs = [], {}
+        for q in queries:
+            t0 = time.perf_counter()
+            qvecs[q] = real.embed_query(q)
+            embed_times.append(time.perf_counter() - t0)
+        with MemoryProvider(cfg, embedder=FixedQueryEmbedder(real, qvecs)) as mem:
+            for q in queries[:5]:  # warm up
+                mem.search(q, user_id="user0")
+            engine, rest = [], []
+            for i, q in enumerate(queries):
+                uid = f"user{i % users}"
+                t0 = time.perf_counter()
+                mem.vectors.search(qvecs[q], 40, VectorFilter(uid))
+                engine.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                mem.search(q, user_id=uid, top_k=5)
+                rest.append(time.perf_counter() - t0)
+            stats = mem.stats()
+        full = [e + r for e, r in zip(embed_times, rest)]
+        raw = [e + g for e, g in zip(embed_times, engine)]
+        rows.append([n, "query embedding (raw model)", f"p50 {pct(embed_times, 50):.2f} ms", f"p95 {pct(embed_times, 95):.2f} ms", ""])
+        rows.append([n, "raw engine query (filtered top-40)", f"p50 {pct(engine, 50):.2f} ms", f"p95 {pct(engine, 95):.2f} ms", ""])
+        rows.append([n, "search minus query embedding", f"p50 {pct(rest, 50):.2f} ms", f"p95 {pct(rest, 95):.2f} ms", ""])
+        rows.append([n, "search vs raw embed+engine (p50)", f"{pct(full, 50):.2f} ms", f"{pct(raw, 50):.2f} ms", f"{pct(full, 50) / pct(raw, 50):.2f}"])
+        rows.append([n, "RSS / disk", f"{rss_mb():.0f} MB", f"{stats.disk_bytes / 2**20:.0f} MB", ""])
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__.split("\n")[0])
+    parser.add_argument("--n", default="10000,100000", help="comma-separated store sizes")
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--embedding-model", default="multilingual-e5-small")
+    parser.add_argument("--sample", type=int, default=1000, help="texts embedded by the real model per size")
+    parser.add_argument("--rounds", type=int, default=200, help="search queries timed per size")
+    args = parser.parse_args(argv)
+    rows: list[list[Any]] = []
+    for n in [int(x) for x in args.n.split(",")]:
+        rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds))
+    print_table(["N", "measure", "hermes", "raw", "ratio"], rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
