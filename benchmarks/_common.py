@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class CachedEmbedder:
         self.misses += len(todo)
         if todo:
             vecs = self.inner.embed_documents([texts[i] for i in todo])
-            for i, vec in zip(todo, vecs):
+            for i, vec in zip(todo, vecs, strict=True):
                 self._mem[keys[i]] = np.asarray(vec, dtype=np.float32)
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
 
@@ -87,7 +88,7 @@ class Progress:
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     cells = [[str(h) for h in headers]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"  # noqa: E731
+    line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"  # noqa: E731
     print(line(cells[0]))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in cells[1:]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ def parse_session_date(text: str) -> int:
     cleaned = re.sub(r"\s+", " ", text.strip())
     for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M%p on %d %B, %Y"):
         try:
-            return int(datetime.strptime(cleaned, fmt).replace(tzinfo=timezone.utc).timestamp())
+            return int(datetime.strptime(cleaned, fmt).replace(tzinfo=UTC).timestamp())
         except ValueError:
             continue
     raise ValueError(f"unrecognised session date {text!r}")

@@ -21,8 +21,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from benchmarks._common import CachedEmbedder, Progress, print_table
 from benchmarks.locomo import CATEGORY_NAMES, Conversation, load_conversations, parse_range
@@ -91,9 +92,9 @@ def evaluate(
                     for t in conv.turns
                 ]
                 base = loaded
-                ids = mem.add_many(items, on_progress=lambda done, _n: progress.update(base + done))
+                ids = mem.add_many(items, on_progress=lambda done, _n, base=base: progress.update(base + done))
                 loaded += len(ids)
-                dia_of.update({mid: t.dia_id for mid, t in zip(ids, conv.turns)})
+                dia_of.update({mid: t.dia_id for mid, t in zip(ids, conv.turns, strict=True)})
             embedder.save()
             total_q = sum(len(c.questions) for c in conversations)
             progress = Progress("asking questions", total_q)

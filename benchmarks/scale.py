@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -148,8 +148,8 @@ def run(n: int, users: int, model: str, sample: int, rounds: int) -> list[list[A
                 mem.search(q, user_id=uid, top_k=5)
                 rest.append(time.perf_counter() - t0)
             stats = mem.stats()
-        full = [e + r for e, r in zip(embed_times, rest)]
-        raw = [e + g for e, g in zip(embed_times, engine)]
+        full = [e + r for e, r in zip(embed_times, rest, strict=True)]
+        raw = [e + g for e, g in zip(embed_times, engine, strict=True)]
         rows.append([n, "query embedding (raw model)", f"p50 {pct(embed_times, 50):.2f} ms", f"p95 {pct(embed_times, 95):.2f} ms", ""])
         rows.append([n, "raw engine query (filtered top-40)", f"p50 {pct(engine, 50):.2f} ms", f"p95 {pct(engine, 95):.2f} ms", ""])
         rows.append([n, "search minus query embedding", f"p50 {pct(rest, 50):.2f} ms", f"p95 {pct(rest, 95):.2f} ms", ""])

@@ -12,8 +12,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 __all__ = ["build_parser", "main"]
 

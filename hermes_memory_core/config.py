@@ -18,8 +18,9 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
@@ -78,7 +79,7 @@ class RankingConfig(_Strict):
     min_candidates: int = Field(40, ge=1, le=10_000, description="Each leg fetches at least this many candidates.")
 
     @model_validator(mode="after")
-    def _sums(self) -> "RankingConfig":
+    def _sums(self) -> RankingConfig:
         if self.relevance_weight + self.recency_weight <= 0:
             raise ValueError("relevance_weight + recency_weight must be > 0")
         if self.dense_weight + self.keyword_weight <= 0:
@@ -139,7 +140,7 @@ class MemoryConfig(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _backend_needs(self) -> "MemoryConfig":
+    def _backend_needs(self) -> MemoryConfig:
         if self.vector_backend == "qdrant" and not self.qdrant_url:
             raise ValueError("vector_backend='qdrant' needs qdrant_url (a server URL or ':memory:')")
         if self.summarize_turns >= self.ring_size:
@@ -148,7 +149,7 @@ class MemoryConfig(_Strict):
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> "MemoryConfig":
+    def from_mapping(cls, data: Mapping[str, Any]) -> MemoryConfig:
         """Build a config from a plain mapping, turning validation failures into :class:`ConfigError`."""
         try:
             return cls.model_validate(dict(data))
@@ -156,12 +157,12 @@ class MemoryConfig(_Strict):
             raise ConfigError(f"invalid Hermes Memory configuration:\n{exc}") from exc
 
     @classmethod
-    def from_toml(cls, path: str | os.PathLike[str]) -> "MemoryConfig":
+    def from_toml(cls, path: str | os.PathLike[str]) -> MemoryConfig:
         """Load from a TOML file: a ``[hermes_memory]`` table if present, otherwise the top-level keys."""
         return cls.from_mapping(_read_toml(Path(path)))
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, prefix: str = ENV_PREFIX) -> "MemoryConfig":
+    def from_env(cls, environ: Mapping[str, str] | None = None, prefix: str = ENV_PREFIX) -> MemoryConfig:
         """Load from ``HERMES_MEMORY_*`` environment variables on top of the defaults."""
         return cls.from_mapping(_env_overrides(os.environ if environ is None else environ, prefix))
 
@@ -171,7 +172,7 @@ class MemoryConfig(_Strict):
         path: str | os.PathLike[str] | None = None,
         environ: Mapping[str, str] | None = None,
         **overrides: Any,
-    ) -> "MemoryConfig":
+    ) -> MemoryConfig:
         """Defaults, then the TOML file (if given), then env vars, then keyword overrides."""
         data: dict[str, Any] = _read_toml(Path(path)) if path is not None else {}
         _deep_merge(data, _env_overrides(os.environ if environ is None else environ, ENV_PREFIX))

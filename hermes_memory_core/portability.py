@@ -53,7 +53,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def export_bundle(provider: "MemoryProvider", target: Path) -> dict[str, Any]:
+def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
     """Write the bundle of ``provider`` to ``target`` (which must not exist or be an empty folder)."""
     target = Path(target)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
@@ -202,13 +202,13 @@ def _target_has_data(data_dir: Path) -> bool:
 
 
 def restore_bundle(
-    cls: type["MemoryProvider"],
+    cls: type[MemoryProvider],
     bundle: Path,
     config: MemoryConfig,
     overwrite: bool,
-    embedder: "Embedder | None",
-    vector_store: "VectorStore | None",
-) -> "MemoryProvider":
+    embedder: Embedder | None,
+    vector_store: VectorStore | None,
+) -> MemoryProvider:
     """See :meth:`MemoryProvider.restore`."""
     from hermes_memory_core.embedding import load_embedder
     from hermes_memory_core.provider import METADATA_FILE, VECTORS_DIR

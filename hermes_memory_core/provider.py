@@ -14,10 +14,12 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from hermes_memory_core import validation as v
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
 from hermes_memory_core.errors import (
@@ -43,7 +45,6 @@ from hermes_memory_core.types import (
     ReconcileReport,
     StoreStats,
 )
-from hermes_memory_core import validation as v
 
 __all__ = ["MemoryProvider"]
 
@@ -187,7 +188,7 @@ class MemoryProvider:
             self._flush_access()
             self.vectors.flush()
 
-    def __enter__(self) -> "MemoryProvider":
+    def __enter__(self) -> MemoryProvider:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -254,7 +255,7 @@ class MemoryProvider:
             self._need_open()
             self.metadata.insert(records, [tokenize(r.content) for r in records], note=note)
             try:
-                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(records, vectors)])
+                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(records, vectors, strict=True)])
             except BaseException as exc:
                 self.metadata.purge([r.id for r in records])
                 raise ConsistencyError(
@@ -502,7 +503,7 @@ class MemoryProvider:
                 chunk = missing[start : start + self.config.embedding_batch_size]
                 recs = [r for r in (self.metadata.get(mid) for mid in chunk) if r is not None]
                 vecs = self._embed_documents([r.content for r in recs])
-                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(recs, vecs)])
+                self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(recs, vecs, strict=True)])
                 report.metadata_orphans_reindexed += len(recs)
             report.keyword_rows_repaired = self.metadata.repair_keyword_index(tokenize)
             self._flush_access()
@@ -555,7 +556,7 @@ class MemoryProvider:
         overwrite: bool = False,
         embedder: Embedder | None = None,
         vector_store: VectorStore | None = None,
-    ) -> "MemoryProvider":
+    ) -> MemoryProvider:
         """Verify a bundle completely, then rebuild the store it holds under ``config``.
 
         Raises:
@@ -608,7 +609,7 @@ class MemoryProvider:
         return await asyncio.to_thread(self.export, path)
 
     @classmethod
-    async def arestore(cls, bundle: str | os.PathLike[str], config: MemoryConfig | None = None, **kwargs: Any) -> "MemoryProvider":
+    async def arestore(cls, bundle: str | os.PathLike[str], config: MemoryConfig | None = None, **kwargs: Any) -> MemoryProvider:
         """Async twin of :meth:`restore`."""
         return await asyncio.to_thread(cls.restore, bundle, config, **kwargs)
 

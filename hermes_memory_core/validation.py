@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from hermes_memory_core.errors import (
     ContentTooLongError,

@@ -7,7 +7,8 @@ production. Against a server the payload indexes below make filtered search fast
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 

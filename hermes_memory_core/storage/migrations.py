@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["MIGRATIONS", "applied", "apply_pending", "pending"]
 

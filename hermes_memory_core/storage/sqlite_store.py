@@ -13,8 +13,9 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from hermes_memory_core.errors import ConsistencyError, NotFoundError
 from hermes_memory_core.storage import migrations
@@ -175,7 +176,7 @@ class SQLiteMetadataStore:
                 "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
                 [(r.id, tag) for r in records for tag in r.tags],
             )
-            for r, toks in zip(records, tokens):
+            for r, toks in zip(records, tokens, strict=True):
                 self._index_keywords(conn, r.id, r.user_id, toks)
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'add', ?, '')",

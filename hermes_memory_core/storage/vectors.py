@@ -15,8 +15,9 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 

@@ -23,5 +23,5 @@ def test_cross_language_recall(mem: MemoryProvider, direction: str) -> None:
     stored = [zh if direction == "en->zh" else en for zh, en in PAIRS]
     queries = [en if direction == "en->zh" else zh for zh, en in PAIRS]
     ids = mem.add_many([{"content": text, "user_id": "u"} for text in stored])
-    correct = sum(mem.search(q, user_id="u", top_k=1)[0].id == mid for q, mid in zip(queries, ids))
+    correct = sum(mem.search(q, user_id="u", top_k=1)[0].id == mid for q, mid in zip(queries, ids, strict=True))
     assert correct >= 8, f"{direction}: {correct}/{len(PAIRS)} top-1"
