@@ -128,6 +128,30 @@ class MemoryConfig(_Strict):
     short_term_ttl_seconds: int = Field(
         7 * 86_400, ge=60, description="Lifetime of a short_term memory after it was written."
     )
+    llm_timeout_seconds: float = Field(
+        30.0, gt=0, description="Seconds before a host-LLM call (summary, classification) falls back to the rules."
+    )
+    session_idle_seconds: int = Field(
+        86_400, ge=60, description="A session with no message for this long counts as closed (forget() expires it)."
+    )
+    forget_downgrade_days: float = Field(
+        30, ge=0, description="Long-term memories unused this many days with low importance are downgraded."
+    )
+    forget_expire_days: float = Field(
+        90, ge=0, description="Long-term memories unused this many days with very low importance are expired."
+    )
+    forget_downgrade_importance: float = Field(
+        0.5, ge=0, le=1, description="Below this importance a stale long-term memory is downgraded to short-term."
+    )
+    forget_expire_importance: float = Field(
+        0.3, ge=0, le=1, description="Below this importance a very stale long-term memory is expired."
+    )
+    forget_protect_importance: float = Field(
+        0.8, ge=0, le=1, description="Memories at or above this importance are never downgraded or expired."
+    )
+    warn_user_memories: int = Field(
+        50_000, ge=1, description="stats() warns when one user holds more active memories than this."
+    )
     access_log_flush_every: int = Field(
         256, ge=1, description="Search access records buffered in memory before they are written in one batch."
     )

@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core import validation as v
+from hermes_memory_core.lifecycle.forgetting import ForgetReport
+from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
+from hermes_memory_core.lifecycle.promotion import RememberResult
+from hermes_memory_core.llm import LLM
+from hermes_memory_core.short_term.session import SessionMemory
+from hermes_memory_core.short_term.store import SessionStore
+from hermes_memory_core.short_term.worker import BackgroundWorker
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
 from hermes_memory_core.errors import (
@@ -70,6 +77,8 @@ class MemoryProvider:
         config: The configuration; embedded defaults when omitted.
         embedder: A ready embedder (else built from ``config.embedding_model``).
         vector_store: A ready vector store (else built from ``config.vector_backend``).
+        llm: Default host model for summaries, classification and normalisation (sessions may bring their
+            own); without one the deterministic fallbacks run.
         clock: Returns the current Unix time; tests and replays may pass their own.
 
     Raises:
@@ -89,9 +98,13 @@ class MemoryProvider:
         *,
         embedder: Embedder | None = None,
         vector_store: VectorStore | None = None,
+        llm: LLM | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config or MemoryConfig()
+        self.llm = llm
+        self._session_llms: dict[tuple[str, str], LLM] = {}
+        self._worker = BackgroundWorker(self._run_job)
         self._clock = clock
         self._closed = True
         self._write_lock = threading.RLock()
@@ -114,6 +127,7 @@ class MemoryProvider:
                 f"says vector_dim={self.config.vector_dim}"
             )
         self.metadata = SQLiteMetadataStore(self.data_dir / METADATA_FILE)
+        self.sessions = SessionStore(self.metadata)
         try:
             if self.config.vector_backend == "edge" and vector_store is None:
                 self._lock = DataDirLock(self.data_dir)
@@ -125,6 +139,7 @@ class MemoryProvider:
             self._release()
             raise
         self._closed = False
+        self.resume_background_work()
 
     def _build_vector_store(self) -> VectorStore:
         cfg = self.config
@@ -173,6 +188,7 @@ class MemoryProvider:
         """Write buffered access records, flush both stores and release the data directory. Idempotent."""
         if self._closed:
             return
+        self._worker.close()
         with self._write_lock:
             try:
                 self._flush_access()
@@ -182,8 +198,9 @@ class MemoryProvider:
                 self._release()
 
     def flush(self) -> None:
-        """Write buffered access records and make every acknowledged write durable now."""
+        """Finish background summaries and promotions, write buffered access records, flush both stores."""
         self._need_open()
+        self._worker.drain()
         with self._write_lock:
             self._flush_access()
             self.vectors.flush()
@@ -530,6 +547,12 @@ class MemoryProvider:
             versions=counts["versions"],
             deleted=counts["deleted"],
             disk_bytes=disk,
+            warnings=[
+                f"user {user!r} holds {n} active memories (warn_user_memories={self.config.warn_user_memories}); "
+                "consider forget() or a server store"
+                for user, n in counts["by_user"].items()
+                if n > self.config.warn_user_memories
+            ],
         )
 
     # ------------------------------------------------------------------ portability
@@ -566,6 +589,90 @@ class MemoryProvider:
         from hermes_memory_core.portability import restore_bundle
 
         return restore_bundle(cls, Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store)
+
+    # ------------------------------------------------------------------ tiers and lifecycle
+    def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
+        """The short-term memory of one session (ring buffer + running summary).
+
+        Args:
+            user_id: Owner.
+            session_id: Session.
+            llm: The host's model for this session's summaries and promotions (else the provider's ``llm``).
+        """
+        self._need_open()
+        return SessionMemory(self, user_id, session_id, llm)
+
+    def remember(
+        self, content: str, *, user_id: str, session_id: str | None = None, llm: LLM | None = None
+    ) -> RememberResult:
+        """Classify content and store it where it belongs.
+
+        ``short_term`` content is kept with the session (nothing is stored without one); ``long_term`` content is
+        rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
+        version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
+        ``short_term``.
+        """
+        from hermes_memory_core.lifecycle.promotion import remember
+
+        self._need_open()
+        text = v.check_content(content, self.config.max_content_chars)
+        return remember(self, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
+                        llm=llm or self.llm)
+
+    def recall(self, query: str, *, user_id: str, top_k: int = 5, **filters: Any) -> list[MemoryHit]:
+        """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate); long-term
+        memories, plus permanent facts when the question is about identity, configuration or compliance."""
+        if not should_recall(v.check_text(query, "query")):
+            return []
+        tiers = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if needs_permanent(query) else [])
+        return self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, **filters)
+
+    def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
+        """Expire short-term memories of closed sessions, downgrade or expire stale unimportant long-term ones;
+        never touch permanent or important memories. With ``dry_run`` only report."""
+        from hermes_memory_core.lifecycle.forgetting import forget
+
+        self._need_open()
+        return forget(self, dry_run=dry_run, now=v.check_timestamp(now, "now"))
+
+    def _expire(self, memory_id: str, reason: str, now: int) -> None:
+        with self._write_lock:
+            self.metadata.soft_delete(memory_id, reason, now)
+            self.vectors.delete([memory_id])
+
+    def _downgrade(self, memory_id: str, now: int) -> None:
+        with self._write_lock:
+            self.metadata.set_tier(memory_id, MemoryType.SHORT_TERM.value, now + self.config.short_term_ttl_seconds,
+                                   "forget: stale, low importance", now)
+            self.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
+
+    # background work: compaction of session buffers and promotion of evicted turns
+    def _register_llm(self, user_id: str, session_id: str, llm: LLM) -> None:
+        self._session_llms[(user_id, session_id)] = llm
+
+    def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
+        if session_id is not None and (user_id, session_id) in self._session_llms:
+            return self._session_llms[(user_id, session_id)]
+        return self.llm
+
+    def _submit_compaction(self, user_id: str, session_id: str) -> None:
+        self._worker.submit(("compact", user_id, session_id))
+
+    def _run_job(self, job: Any) -> None:
+        from hermes_memory_core.lifecycle.promotion import compact_session, promote_queued
+
+        if self._closed:
+            return
+        if job[0] == "compact":
+            compact_session(self, job[1], job[2], self._llm_for(job[1], job[2]))
+        promote_queued(self, self._llm_for)
+
+    def resume_background_work(self) -> None:
+        """Re-submit work a previous process left undone (overflowing buffers, queued promotions)."""
+        for user_id, session_id in self.sessions.overflowing(self.config.ring_size):
+            self._submit_compaction(user_id, session_id)
+        if self.sessions.queued(1):
+            self._worker.submit(("promote",))
 
     # ------------------------------------------------------------------ async twins
     async def aadd(self, content: str, **kwargs: Any) -> str:
@@ -612,6 +719,18 @@ class MemoryProvider:
     async def arestore(cls, bundle: str | os.PathLike[str], config: MemoryConfig | None = None, **kwargs: Any) -> MemoryProvider:
         """Async twin of :meth:`restore`."""
         return await asyncio.to_thread(cls.restore, bundle, config, **kwargs)
+
+    async def aremember(self, content: str, **kwargs: Any) -> RememberResult:
+        """Async twin of :meth:`remember`."""
+        return await asyncio.to_thread(self.remember, content, **kwargs)
+
+    async def arecall(self, query: str, **kwargs: Any) -> list[MemoryHit]:
+        """Async twin of :meth:`recall`."""
+        return await asyncio.to_thread(self.recall, query, **kwargs)
+
+    async def aforget(self, **kwargs: Any) -> ForgetReport:
+        """Async twin of :meth:`forget`."""
+        return await asyncio.to_thread(self.forget, **kwargs)
 
     async def aflush(self) -> None:
         """Async twin of :meth:`flush`."""

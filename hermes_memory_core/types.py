@@ -181,6 +181,7 @@ class StoreStats:
         versions: Stored versions across all memories.
         deleted: Soft-deleted memories kept for history.
         disk_bytes: Bytes under the data directory (0 for a server store).
+        warnings: Size thresholds passed (``warn_user_memories``), one line each.
     """
 
     total_active: int
@@ -190,9 +191,11 @@ class StoreStats:
     versions: int
     deleted: int
     disk_bytes: int
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "warnings": list(self.warnings),
             "total_active": self.total_active,
             "by_type": dict(self.by_type),
             "by_user": dict(self.by_user),

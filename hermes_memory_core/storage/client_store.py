@@ -120,6 +120,12 @@ class QdrantClientVectorStore:
         with self._lock:
             self._need().delete(self.name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        if not ids:
+            return
+        with self._lock:
+            self._need().set_payload(self.name, payload=payload, points=list(ids), wait=True)
+
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         res = self._need().query_points(
             self.name,

@@ -124,6 +124,14 @@ class EdgeVectorStore:
         with self._lock:
             self._need().update(qe.UpdateOperation.delete_points(list(ids)))
 
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        if not ids:
+            return
+        import qdrant_edge as qe
+
+        with self._lock:
+            self._need().update(qe.UpdateOperation.set_payload(list(ids), payload))
+
     # ----------------------------------------------------------------- reads
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         import qdrant_edge as qe

@@ -92,7 +92,58 @@ def m002_keyword_index(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_keyword_index]
+def m003_sessions(conn: sqlite3.Connection) -> None:
+    """Short-term memory: per-session messages (the ring buffer), running summary chunks, a durable promotion
+    queue for evicted turns, session activity for forgetting, and last-access times for freshness."""
+    conn.executescript(
+        """
+        CREATE TABLE sessions (
+            user_id        TEXT NOT NULL,
+            session_id     TEXT NOT NULL,
+            created_at     INTEGER NOT NULL,
+            last_active_at INTEGER NOT NULL,
+            closed_at      INTEGER,
+            next_turn      INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, session_id)
+        );
+        CREATE TABLE session_messages (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id    TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            turn       INTEGER NOT NULL,
+            role       TEXT NOT NULL,
+            content    TEXT NOT NULL,
+            data       TEXT NOT NULL DEFAULT '{}',
+            created_at INTEGER NOT NULL,
+            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id) ON DELETE CASCADE
+        );
+        CREATE INDEX idx_session_messages ON session_messages(user_id, session_id, turn);
+        CREATE TABLE session_summaries (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id    TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            text       TEXT NOT NULL,
+            first_turn INTEGER NOT NULL,
+            last_turn  INTEGER NOT NULL,
+            level      INTEGER NOT NULL DEFAULT 1,
+            created_at INTEGER NOT NULL,
+            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id) ON DELETE CASCADE
+        );
+        CREATE INDEX idx_session_summaries ON session_summaries(user_id, session_id, id);
+        CREATE TABLE promotion_queue (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id    TEXT NOT NULL,
+            session_id TEXT,
+            content    TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            attempts   INTEGER NOT NULL DEFAULT 0
+        );
+        ALTER TABLE memory_entries ADD COLUMN last_accessed_at INTEGER;
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_keyword_index, m003_sessions]
 
 
 def _ensure_table(conn: sqlite3.Connection) -> None:

@@ -75,6 +75,10 @@ class SQLiteMetadataStore:
         with self._write_lock:
             migrations.apply_pending(self._writer)
 
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (for stores that share this database file)."""
+        return self._reader()
+
     def _reader(self) -> sqlite3.Connection:
         if self._closed:
             raise ConsistencyError("the metadata store is closed")
@@ -280,8 +284,9 @@ class SQLiteMetadataStore:
             return
         with self.atomic() as conn:
             conn.executemany(
-                "UPDATE memory_entries SET access_count = access_count + 1 WHERE id = ?",
-                [(e[0],) for e in entries],
+                "UPDATE memory_entries SET access_count = access_count + 1, "
+                "last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE id = ?",
+                [(e[2], e[0]) for e in entries],
             )
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, '')",
@@ -392,6 +397,39 @@ class SQLiteMetadataStore:
             for row in conn.execute(sql, params):
                 out[row[0]] = (row[1], int(row[2]), int(row[3]), float(row[4]))
         return out
+
+    def find_current_fact(self, user_id: str, fact_key: str) -> str | None:
+        """Id of the user's active permanent memory with ``metadata.fact_key == fact_key``, if any."""
+        row = self._reader().execute(
+            "SELECT id FROM memory_entries WHERE user_id = ? AND memory_type = 'permanent' AND is_active = 1 "
+            "AND json_extract(metadata, '$.fact_key') = ? ORDER BY updated_at DESC LIMIT 1",
+            (user_id, fact_key),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def lifecycle_rows(self) -> list[tuple[str, str, str | None, str, float, int, int | None]]:
+        """``(id, user_id, session_id, memory_type, importance, updated_at, last_accessed_at)`` of active
+        short-term and long-term memories (forgetting never looks at permanent ones)."""
+        rows = self._reader().execute(
+            "SELECT id, user_id, session_id, memory_type, importance_score, updated_at, last_accessed_at "
+            "FROM memory_entries WHERE is_active = 1 AND memory_type IN ('short_term', 'long_term')"
+        )
+        return [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5]), None if r[6] is None else int(r[6])) for r in rows]
+
+    def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
+        """Move an active memory to another tier (a downgrade by forgetting), logged."""
+        with self.atomic() as conn:
+            row = conn.execute("SELECT user_id FROM memory_entries WHERE id = ? AND is_active = 1", (memory_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no active memory with id {memory_id}")
+            conn.execute(
+                "UPDATE memory_entries SET memory_type = ?, expires_at = ? WHERE id = ?",
+                (memory_type, expires_at, memory_id),
+            )
+            conn.execute(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'downgrade', ?, ?)",
+                (memory_id, row[0], now, note),
+            )
 
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         rows = self._reader().execute(

@@ -79,6 +79,9 @@ class VectorStore(Protocol):
     def delete(self, ids: Sequence[str]) -> None:
         """Remove points by id; unknown ids are ignored."""
 
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        """Merge ``payload`` into the payload of existing points (a tier change, say) without re-embedding."""
+
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         """Nearest points by cosine similarity, filtered, best first."""
 

@@ -165,3 +165,13 @@ def test_reopen_keeps_points(factory: Factory) -> None:
     s2.open()
     assert [h[0] for h in s2.search(_vec(1), 1, VectorFilter("u1"))] == [p.id]
     s2.close()
+
+
+def test_set_payload_changes_filters_not_vectors(store: VectorStore) -> None:
+    p = _pt(_vec(1, 0), memory_type="long_term")
+    store.upsert([p])
+    store.set_payload([p.id], {"memory_type": "short_term"})
+    assert store.search(_vec(1, 0), 5, VectorFilter("u1", memory_types=("long_term",))) == []
+    hit = store.search(_vec(1, 0), 5, VectorFilter("u1", memory_types=("short_term",)))
+    assert hit[0][0] == p.id and hit[0][1] == pytest.approx(1.0, abs=1e-5)
+    store.set_payload([], {"memory_type": "x"})  # nothing to do

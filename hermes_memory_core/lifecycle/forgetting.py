@@ -1,0 +1,73 @@
+"""Forgetting (seed 003 §2.2, §5.3): expire the scene, let the stale profile fade, never touch facts.
+
+- short-term memories of closed sessions (closed explicitly, or idle for ``session_idle_seconds``) expire;
+- a long-term memory unused (not updated, not returned by search) for ``forget_expire_days`` with importance
+  below ``forget_expire_importance`` expires; one unused for ``forget_downgrade_days`` with importance below
+  ``forget_downgrade_importance`` is downgraded to short-term (it then expires after ``short_term_ttl_seconds``
+  unless it is used again);
+- permanent memories and memories with importance ≥ ``forget_protect_importance`` are never touched.
+Expiring is a soft delete: the history stays, the memory leaves the indexes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hermes_memory_core.types import MemoryType
+
+if TYPE_CHECKING:
+    from hermes_memory_core.provider import MemoryProvider
+
+__all__ = ["ForgetReport", "forget"]
+
+_DAY = 86_400
+
+
+@dataclass(slots=True)
+class ForgetReport:
+    """What ``forget()`` did — or, with ``dry_run``, would do. Each list holds memory ids."""
+
+    dry_run: bool
+    expired_short_term: list[str] = field(default_factory=list)
+    downgraded: list[str] = field(default_factory=list)
+    expired_long_term: list[str] = field(default_factory=list)
+    protected: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "expired_short_term": len(self.expired_short_term),
+            "downgraded": len(self.downgraded),
+            "expired_long_term": len(self.expired_long_term),
+            "protected": self.protected,
+        }
+
+
+def forget(provider: "MemoryProvider", *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
+    cfg = provider.config
+    at = provider._now(now)
+    report = ForgetReport(dry_run)
+    closed = provider.sessions.closed_sessions(at, cfg.session_idle_seconds)
+    for mid, user, session, tier, importance, updated, accessed in provider.metadata.lifecycle_rows():
+        if tier == MemoryType.SHORT_TERM.value:
+            if session is not None and (user, session) in closed:
+                report.expired_short_term.append(mid)
+            continue
+        if importance >= cfg.forget_protect_importance:
+            report.protected += 1
+            continue
+        idle_days = (at - max(updated, accessed or 0)) / _DAY
+        if idle_days >= cfg.forget_expire_days and importance < cfg.forget_expire_importance:
+            report.expired_long_term.append(mid)
+        elif idle_days >= cfg.forget_downgrade_days and importance < cfg.forget_downgrade_importance:
+            report.downgraded.append(mid)
+    if dry_run:
+        return report
+    for mid in report.expired_short_term:
+        provider._expire(mid, "forget: session closed", at)
+    for mid in report.expired_long_term:
+        provider._expire(mid, "forget: stale and unimportant", at)
+    for mid in report.downgraded:
+        provider._downgrade(mid, at)
+    return report

@@ -1,0 +1,72 @@
+"""The recall gate (seed 003 §4.3): greetings and fillers do not trigger long-term recall; questions,
+instructions and topic words do. Deterministic, microseconds per call."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hermes_memory_core.retrieval.tokenizer import tokenize
+
+__all__ = ["needs_permanent", "should_recall"]
+
+_FILLERS = {
+    # English
+    "hi", "hello", "hey", "yo", "ok", "okay", "k", "kk", "thanks", "thank", "thx", "ty", "cool", "nice", "great",
+    "good", "fine", "sure", "yes", "yeah", "yep", "yup", "no", "nope", "nah", "bye", "goodbye", "continue", "go", "on",
+    "lol", "haha", "hmm", "hm", "uh", "um", "wow", "alright", "right", "got", "it", "see", "you", "later", "morning",
+    "evening", "night", "afternoon", "welcome", "np", "awesome", "perfect", "please", "much", "a", "lot", "again", "there",
+    "the", "and", "so", "well", "done", "ahead", "next", "more", "sounds", "cheers", "oh",
+}
+_ZH_FILLERS = [
+    "你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "晚安", "谢谢", "多谢", "感谢", "好的", "好", "嗯", "嗯嗯",
+    "哦", "噢", "啊", "哈哈", "呵呵", "继续", "接着说", "然后呢", "再见", "拜拜", "行", "可以", "没问题", "收到", "明白",
+    "知道了", "了解", "对", "是的", "不用了", "不客气", "辛苦了", "在吗", "好吧", "ok", "谢啦", "太好了", "棒",
+    "你", "您", "了", "啦", "呀", "吧", "呢", "的",
+]
+_ZH_FILLER_RE = re.compile("|".join(sorted(map(re.escape, _ZH_FILLERS), key=len, reverse=True)))
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_QUESTION = re.compile(
+    r"[?？]|\b(?:what|when|where|who|whom|whose|why|how|which|do you|did i|can you|could you|remember|recall)\b"
+    r"|什么|怎么|怎样|哪|谁|为什么|多少|几|吗|呢|是否|有没有|记得"
+)
+_INSTRUCTION = re.compile(
+    r"\b(?:recommend|suggest|tell|show|find|help|write|explain|give|list|book|plan|remind|search|look up|compare)\b"
+    r"|推荐|建议|告诉|帮我|帮忙|写|解释|给我|列出|查|找|安排|提醒|比较|介绍"
+)
+
+
+def should_recall(text: str) -> bool:
+    """Whether a user input should trigger long-term / permanent recall.
+
+    Returns False for greetings, thanks, acknowledgements and "continue"-style fillers in Chinese or English;
+    True for questions, instructions, or any remaining topic word.
+    """
+    norm = unicodedata.normalize("NFKC", text).strip().lower()
+    if not norm:
+        return False
+    if _QUESTION.search(norm) or _INSTRUCTION.search(norm):
+        return True
+    words = re.findall(r"[a-z0-9']+", norm)
+    if any(w not in _FILLERS for w in words):
+        return True
+    rest = _ZH_FILLER_RE.sub("", norm)
+    return any(tokenize(ch) for ch in _CJK_CHAR.findall(rest))
+
+
+_FACT_ROUTE = re.compile(
+    r"\b(?:who am i|my name|name|identity|age|born|birthday|job|work|occupation|profession|employer|live|address|"
+    r"family|wife|husband|daughter|son|kids?|allerg\w*|diet|vegetarian|vegan|health|medical|"
+    r"config\w*|setting\w*|preference\w*|account|plan|subscription|version|api|"
+    r"complian\w*|policy|policies|gdpr|consent|privacy|regulat\w*|legal|contract|coffee|drink\w*)\b"
+    r"|我是谁|名字|叫什么|身份|年龄|生日|出生|工作|职业|公司|住|地址|家人|妻子|丈夫|女儿|儿子|孩子|过敏|饮食|素|健康|"
+    r"配置|设置|账号|账户|套餐|订阅|版本|合规|政策|隐私|同意|协议|合同|法律|咖啡|喝"
+)
+
+
+def needs_permanent(text: str) -> bool:
+    """The fact router (seed 003 §3.3): does this question touch identity, configuration or compliance?
+
+    Permanent facts are loaded only then, so they do not crowd every prompt.
+    """
+    return bool(_FACT_ROUTE.search(unicodedata.normalize("NFKC", text).lower()))

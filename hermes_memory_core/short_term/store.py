@@ -1,0 +1,212 @@
+"""SQL of the short-term tier: session messages (the ring buffer), summary chunks, the promotion queue.
+
+It shares the metadata store's SQLite file and single writer; every method is one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+
+__all__ = ["Message", "SessionStore", "SummaryChunk"]
+
+USER_ROLES = frozenset({"user", "human"})
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message in a session buffer.
+
+    Attributes:
+        role: ``user``/``human`` starts a new turn; ``assistant``, ``tool``, ``system`` join the current one.
+        content: Its text.
+        data: Adapter payload (e.g. a serialised LangChain message) returned as stored.
+        created_at: Unix seconds.
+        turn: Turn number within the session (set by the store).
+    """
+
+    role: str
+    content: str
+    data: dict[str, Any] = field(default_factory=dict)
+    created_at: int = 0
+    turn: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryChunk:
+    id: int
+    text: str
+    first_turn: int
+    last_turn: int
+    level: int
+
+
+class SessionStore:
+    """Session buffers in the metadata database."""
+
+    def __init__(self, metadata: SQLiteMetadataStore) -> None:
+        self.db = metadata
+
+    def append(self, user_id: str, session_id: str, messages: Sequence[Message], now: int) -> list[int]:
+        """Append messages atomically; a user message opens a new turn. Returns each message's turn."""
+        turns: list[int] = []
+        with self.db.atomic() as conn:
+            conn.execute(
+                "INSERT INTO sessions (user_id, session_id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(user_id, session_id) DO UPDATE SET last_active_at = excluded.last_active_at, "
+                "closed_at = NULL",
+                (user_id, session_id, now, now),
+            )
+            next_turn = int(
+                conn.execute(
+                    "SELECT next_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+                ).fetchone()[0]
+            )
+            current = next_turn - 1
+            for m in messages:
+                if m.role in USER_ROLES or current < 0:
+                    current = next_turn
+                    next_turn += 1
+                conn.execute(
+                    "INSERT INTO session_messages (user_id, session_id, turn, role, content, data, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (user_id, session_id, current, m.role, m.content, json.dumps(m.data, ensure_ascii=False),
+                     m.created_at or now),
+                )
+                turns.append(current)
+            conn.execute(
+                "UPDATE sessions SET next_turn = ? WHERE user_id = ? AND session_id = ?",
+                (next_turn, user_id, session_id),
+            )
+        return turns
+
+    def turns(self, user_id: str, session_id: str) -> list[list[Message]]:
+        """Unsummarised turns, oldest first, each a list of its messages."""
+        rows = self.db.reader().execute(
+            "SELECT role, content, data, created_at, turn FROM session_messages WHERE user_id = ? AND session_id = ? "
+            "ORDER BY turn, id",
+            (user_id, session_id),
+        ).fetchall()
+        out: list[list[Message]] = []
+        last = None
+        for role, content, data, created_at, turn in rows:
+            if turn != last:
+                out.append([])
+                last = turn
+            out[-1].append(Message(role, content, json.loads(data) if data else {}, int(created_at), int(turn)))
+        return out
+
+    def chunks(self, user_id: str, session_id: str) -> list[SummaryChunk]:
+        rows = self.db.reader().execute(
+            "SELECT id, text, first_turn, last_turn, level FROM session_summaries WHERE user_id = ? AND session_id = ? "
+            "ORDER BY first_turn, id",
+            (user_id, session_id),
+        )
+        return [SummaryChunk(int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
+
+    def commit_compaction(
+        self,
+        user_id: str,
+        session_id: str,
+        turn_numbers: Sequence[int],
+        summary: str,
+        promote: Sequence[str],
+        now: int,
+    ) -> bool:
+        """Replace the given turns by a summary chunk and queue their user content for promotion, atomically.
+
+        Returns False (and changes nothing) if the turns are gone — another worker or ``clear`` got there first.
+        """
+        if not turn_numbers:
+            return False
+        first, last = min(turn_numbers), max(turn_numbers)
+        with self.db.atomic() as conn:
+            present = conn.execute(
+                "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ? "
+                "AND turn BETWEEN ? AND ?",
+                (user_id, session_id, first, last),
+            ).fetchone()[0]
+            if present != len(set(turn_numbers)):
+                return False
+            conn.execute(
+                "DELETE FROM session_messages WHERE user_id = ? AND session_id = ? AND turn BETWEEN ? AND ?",
+                (user_id, session_id, first, last),
+            )
+            if summary:
+                conn.execute(
+                    "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, 1, ?)",
+                    (user_id, session_id, summary, first, last, now),
+                )
+            conn.executemany(
+                "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
+                [(user_id, session_id, text, now) for text in promote if text.strip()],
+            )
+        return True
+
+    def replace_chunks(
+        self, user_id: str, session_id: str, chunk_ids: Sequence[int], text: str, now: int
+    ) -> bool:
+        """Replace the given summary chunks by one compressed chunk (level 2). False if they changed meanwhile."""
+        if not chunk_ids:
+            return False
+        with self.db.atomic() as conn:
+            marks = ",".join("?" * len(chunk_ids))
+            rows = conn.execute(
+                f"SELECT min(first_turn), max(last_turn), count(*) FROM session_summaries "
+                f"WHERE user_id = ? AND session_id = ? AND id IN ({marks})",
+                (user_id, session_id, *chunk_ids),
+            ).fetchone()
+            if rows[2] != len(chunk_ids):
+                return False
+            conn.execute(f"DELETE FROM session_summaries WHERE id IN ({marks})", tuple(chunk_ids))
+            conn.execute(
+                "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
+                "VALUES (?, ?, ?, ?, ?, 2, ?)",
+                (user_id, session_id, text, rows[0], rows[1], now),
+            )
+        return True
+
+    def clear(self, user_id: str, session_id: str) -> None:
+        with self.db.atomic() as conn:
+            for table in ("session_messages", "session_summaries", "promotion_queue"):
+                conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", (user_id, session_id))
+
+    def overflowing(self, ring_size: int) -> list[tuple[str, str]]:
+        rows = self.db.reader().execute(
+            "SELECT user_id, session_id FROM session_messages GROUP BY user_id, session_id "
+            "HAVING count(DISTINCT turn) > ?",
+            (ring_size,),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def queued(self, limit: int = 64) -> list[tuple[int, str, str | None, str, int]]:
+        rows = self.db.reader().execute(
+            "SELECT id, user_id, session_id, content, attempts FROM promotion_queue ORDER BY id LIMIT ?", (limit,)
+        )
+        return [(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+
+    def dequeue(self, ids: Sequence[int]) -> None:
+        with self.db.atomic() as conn:
+            conn.executemany("DELETE FROM promotion_queue WHERE id = ?", [(i,) for i in ids])
+
+    def retry_later(self, ids: Sequence[int], max_attempts: int) -> None:
+        with self.db.atomic() as conn:
+            conn.executemany("UPDATE promotion_queue SET attempts = attempts + 1 WHERE id = ?", [(i,) for i in ids])
+            conn.execute("DELETE FROM promotion_queue WHERE attempts >= ?", (max_attempts,))
+
+    def close_session(self, user_id: str, session_id: str, now: int) -> None:
+        with self.db.atomic() as conn:
+            conn.execute(
+                "UPDATE sessions SET closed_at = ? WHERE user_id = ? AND session_id = ?", (now, user_id, session_id)
+            )
+
+    def closed_sessions(self, now: int, idle_seconds: int) -> set[tuple[str, str]]:
+        rows = self.db.reader().execute(
+            "SELECT user_id, session_id FROM sessions WHERE closed_at IS NOT NULL OR last_active_at < ?",
+            (now - idle_seconds,),
+        )
+        return {(r[0], r[1]) for r in rows}

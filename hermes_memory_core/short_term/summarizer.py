@@ -1,0 +1,120 @@
+"""Incremental summaries of evicted turns (seed 003 §3.1): an LLM summarizer and an extractive fallback.
+
+Both keep what the seed asks for — the task goal, facts the user confirmed, open items — and respect a
+character limit (the seed's 200 characters per appended chunk; tighter points when the running summary is
+compressed again past 500 characters).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, Sequence
+
+from hermes_memory_core.llm import LLM, aask, ask
+
+__all__ = [
+    "COMPRESS_PROMPT",
+    "SUMMARY_PROMPT",
+    "ExtractiveSummarizer",
+    "LLMSummarizer",
+    "Summarizer",
+    "clip",
+]
+
+SUMMARY_PROMPT = """You maintain the running memory of a conversation between a user and an AI assistant.
+Summarize the turns below in at most {limit} characters, in the language of the conversation.
+Keep: the user's task goal, facts the user confirmed, and open items still to be done. Drop greetings and filler.
+Output only the summary text.
+
+Turns:
+{turns}"""
+
+COMPRESS_PROMPT = """Compress these running-summary notes of a conversation into tighter points of at most {limit}
+characters in total, in the same language. Keep the task goal, confirmed facts and open items; merge repeats.
+Output only the points.
+
+Notes:
+{notes}"""
+
+
+class Summarizer(Protocol):
+    """Turns text into a summary of at most ``limit`` characters."""
+
+    def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str: ...
+
+    def compress(self, notes: Sequence[str], limit: int) -> str: ...
+
+
+def clip(text: str, limit: int) -> str:
+    """Collapse whitespace and cut to ``limit`` characters, ending with an ellipsis when cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def render_turns(turns: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(f"{role}: {content}" for role, content in turns)
+
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
+_SIGNAL = re.compile(
+    r"\d|\b(?:need|want|goal|must|should|please|deadline|todo|to do|plan|decided|confirmed|prefer|will|next)\b"
+    r"|需要|想要|目标|必须|应该|请|截止|计划|决定|确认|待办|下一步|还要|喜欢|要",
+    re.IGNORECASE,
+)
+
+
+class ExtractiveSummarizer:
+    """Deterministic fallback: keeps the most informative sentences of the user's messages, in order.
+
+    A sentence scores by signals of goals, confirmed facts and open items (numbers, "need", "决定", ...);
+    the best ones are kept in their original order until the limit is reached.
+    """
+
+    def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
+        user_lines = [c for r, c in turns if r in ("user", "human")] or [c for _r, c in turns]
+        sentences: list[tuple[int, int, str]] = []
+        for text in user_lines:
+            for m in _SENTENCE.finditer(text):
+                s = " ".join(m.group().split())
+                if len(s) > 3:
+                    sentences.append((len(sentences), len(_SIGNAL.findall(s)), s))
+        if not sentences:
+            return ""
+        ranked = sorted(sentences, key=lambda x: (-x[1], x[0]))
+        chosen: list[tuple[int, str]] = []
+        used = 0
+        for idx, _score, s in ranked:
+            cost = len(s) + (2 if chosen else 0)
+            if used + cost <= limit:
+                chosen.append((idx, s))
+                used += cost
+        if not chosen:
+            return clip(ranked[0][2], limit)
+        return clip("; ".join(s for _i, s in sorted(chosen)), limit)
+
+    def compress(self, notes: Sequence[str], limit: int) -> str:
+        if not notes:
+            return ""
+        share = max(limit // len(notes) - 2, 8)
+        return clip(" | ".join(clip(n, share) for n in notes), limit)
+
+
+class LLMSummarizer:
+    """Summaries from the host's model, clipped to the limit; the extractive summarizer on any failure."""
+
+    def __init__(self, llm: LLM, timeout: float = 60.0) -> None:
+        self.llm = llm
+        self.timeout = timeout
+        self.fallback = ExtractiveSummarizer()
+
+    def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
+        answer = ask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
+        return clip(answer, limit) if answer and answer.strip() else self.fallback.summarize(turns, limit)
+
+    async def asummarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
+        answer = await aask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
+        return clip(answer, limit) if answer and answer.strip() else self.fallback.summarize(turns, limit)
+
+    def compress(self, notes: Sequence[str], limit: int) -> str:
+        answer = ask(self.llm, COMPRESS_PROMPT.format(limit=limit, notes="\n".join(notes)), self.timeout)
+        return clip(answer, limit) if answer and answer.strip() else self.fallback.compress(notes, limit)

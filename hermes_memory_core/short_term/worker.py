@@ -1,0 +1,74 @@
+"""One background thread that compacts session buffers and promotes evicted turns, off the chat path.
+
+Jobs are idempotent and their inputs are durable in SQLite (the messages, the promotion queue), so a job lost
+with a killed process is found again by :meth:`MemoryProvider.resume_background_work` on the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Callable, Hashable
+
+__all__ = ["BackgroundWorker"]
+
+logger = logging.getLogger("hermes_memory")
+
+
+class BackgroundWorker:
+    """A single daemon thread running submitted jobs in order; duplicate pending jobs are coalesced.
+
+    Args:
+        run: Called with each job key.
+    """
+
+    def __init__(self, run: Callable[[Hashable], None]) -> None:
+        self._run = run
+        self._queue: queue.Queue[Hashable | None] = queue.Queue()
+        self._pending: set[Hashable] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.errors = 0
+
+    def submit(self, job: Hashable) -> None:
+        with self._lock:
+            if self._closed or job in self._pending:
+                return
+            self._pending.add(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="hermes-memory-worker", daemon=True)
+                self._thread.start()
+        self._queue.put(job)
+
+    def _loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            try:
+                if job is None:
+                    return
+                with self._lock:
+                    self._pending.discard(job)
+                self._run(job)
+            except Exception:  # noqa: BLE001 - a failed job is retried from durable state later
+                self.errors += 1
+                logger.exception("hermes_memory: background job %r failed", job)
+            finally:
+                self._queue.task_done()
+
+    def drain(self) -> None:
+        """Block until every submitted job has run."""
+        if self._thread is not None:
+            self._queue.join()
+
+    def close(self) -> None:
+        """Drain, then stop the thread."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
