@@ -122,6 +122,20 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        report = mem.forget(dry_run=args.dry_run)
+        data = {**report.as_dict(), "ids": {"expired_short_term": report.expired_short_term,
+                                            "downgraded": report.downgraded,
+                                            "expired_long_term": report.expired_long_term}}
+    verb = "would" if args.dry_run else "did"
+    _emit(args, data, lambda: (
+        f"forget {verb}: expire {data['expired_short_term']} short-term (closed sessions), downgrade "
+        f"{data['downgraded']} and expire {data['expired_long_term']} stale long-term memories; "
+        f"{data['protected']} protected by importance; permanent memories are never touched"))
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         stats = mem.stats().as_dict()
@@ -253,6 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reconcile", parents=[common], help="repair orphans between the stores",
                        description="Find and repair orphans between metadata and vectors; print counts.")
     p.set_defaults(func=cmd_reconcile)
+
+    p = sub.add_parser("forget", parents=[common], help="expire closed sessions and stale, unimportant memories",
+                       description="Expire short-term memories of closed sessions; downgrade or expire stale "
+                       "low-importance long-term memories. Never touches permanent or important ones.")
+    p.add_argument("--dry-run", action="store_true", help="only report what would be done")
+    p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
                        description="Print counts per tier and user, versions and bytes on disk.")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from typing import Awaitable, Callable, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import Protocol, runtime_checkable
 
 __all__ = ["LLM", "CallableLLM", "ask", "aask"]
 
@@ -77,7 +78,7 @@ async def aask(llm: LLM, prompt: str, timeout: float) -> str | None:
     """Async twin of :func:`ask`."""
     try:
         answer = await asyncio.wait_for(llm.acomplete(prompt), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         logger.warning("hermes_memory: LLM call timed out after %.1fs; using the fallback", timeout)
         return None
     except Exception as exc:  # noqa: BLE001

@@ -20,13 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core import validation as v
-from hermes_memory_core.lifecycle.forgetting import ForgetReport
-from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
-from hermes_memory_core.lifecycle.promotion import RememberResult
-from hermes_memory_core.llm import LLM
-from hermes_memory_core.short_term.session import SessionMemory
-from hermes_memory_core.short_term.store import SessionStore
-from hermes_memory_core.short_term.worker import BackgroundWorker
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
 from hermes_memory_core.errors import (
@@ -38,8 +31,15 @@ from hermes_memory_core.errors import (
     NotFoundError,
     StoreClosedError,
 )
+from hermes_memory_core.lifecycle.forgetting import ForgetReport
+from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
+from hermes_memory_core.lifecycle.promotion import RememberResult
+from hermes_memory_core.llm import LLM
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.short_term.session import SessionMemory
+from hermes_memory_core.short_term.store import SessionStore
+from hermes_memory_core.short_term.worker import BackgroundWorker
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, VectorStore

@@ -7,8 +7,9 @@ its cache (``TIKTOKEN_CACHE_DIR``). Nothing is downloaded.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from hermes_memory_core.errors import ConfigError
 

@@ -44,7 +44,7 @@ class ForgetReport:
         }
 
 
-def forget(provider: "MemoryProvider", *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
+def forget(provider: MemoryProvider, *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
     cfg = provider.config
     at = provider._now(now)
     report = ForgetReport(dry_run)

@@ -55,7 +55,7 @@ def classifier_for(llm: LLM | None, timeout: float) -> Any:
     return LLMClassifier(llm, timeout) if llm is not None else RuleClassifier()
 
 
-def compact_session(provider: "MemoryProvider", user_id: str, session_id: str, llm: LLM | None) -> int:
+def compact_session(provider: MemoryProvider, user_id: str, session_id: str, llm: LLM | None) -> int:
     """Summarise overflowing turns of one session. Returns how many chunks were appended."""
     cfg = provider.config
     summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
@@ -80,7 +80,7 @@ def compact_session(provider: "MemoryProvider", user_id: str, session_id: str, l
     return appended
 
 
-def promote_queued(provider: "MemoryProvider", llm_for: Any) -> int:
+def promote_queued(provider: MemoryProvider, llm_for: Any) -> int:
     """Classify and store everything in the promotion queue. Returns how many entries were processed."""
     done = 0
     while True:
@@ -103,7 +103,7 @@ def promote_queued(provider: "MemoryProvider", llm_for: Any) -> int:
 
 
 def remember(
-    provider: "MemoryProvider",
+    provider: MemoryProvider,
     content: str,
     *,
     user_id: str,
@@ -118,7 +118,7 @@ def remember(
 
 
 def store_decision(
-    provider: "MemoryProvider",
+    provider: MemoryProvider,
     content: str,
     decision: Classification,
     classifier: Any,

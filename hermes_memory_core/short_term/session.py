@@ -8,8 +8,9 @@ promotion of what they held run in the provider's background worker, on the host
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from hermes_memory_core.short_term.store import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
@@ -64,7 +65,7 @@ class SessionMemory:
         llm: The host's model for summaries and promotion (deterministic fallbacks when None).
     """
 
-    def __init__(self, provider: "MemoryProvider", user_id: str, session_id: str, llm: "LLM | None" = None) -> None:
+    def __init__(self, provider: MemoryProvider, user_id: str, session_id: str, llm: LLM | None = None) -> None:
         self.provider = provider
         self.user_id = check_user_id(user_id)
         sid = check_session_id(session_id)

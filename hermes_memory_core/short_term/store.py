@@ -6,8 +6,9 @@ It shares the metadata store's SQLite file and single writer; every method is on
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
 

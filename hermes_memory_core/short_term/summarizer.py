@@ -8,7 +8,8 @@ compressed again past 500 characters).
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from hermes_memory_core.llm import LLM, aask, ask
 

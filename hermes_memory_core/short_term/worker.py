@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 __all__ = ["BackgroundWorker"]
 

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_memory_core.cli import build_parser, main
 
-COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "stats"]
+COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "forget", "stats"]
 
 
 def test_every_command_has_help() -> None:
@@ -39,6 +39,8 @@ def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)[0]["version"] == 1
     assert main(["stats", *d]) == 0
     assert json.loads(capsys.readouterr().out)["total_active"] == 1
+    assert main(["forget", "--dry-run", *d]) == 0
+    assert json.loads(capsys.readouterr().out)["dry_run"] is True
     assert main(["reconcile", *d]) == 0
     assert json.loads(capsys.readouterr().out)["vector_orphans_removed"] == 0
     assert main(["export", str(tmp_path / "b"), *d]) == 0
