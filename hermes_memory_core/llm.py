@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
-__all__ = ["LLM", "CallableLLM", "ask", "aask"]
+__all__ = ["LLM", "CallableLLM", "StructuredLLM", "aask", "ask", "ask_json"]
 
 logger = logging.getLogger("hermes_memory")
 
@@ -30,6 +30,17 @@ class LLM(Protocol):
 
     async def acomplete(self, prompt: str) -> str:
         """Async twin of :meth:`complete`."""
+
+
+@runtime_checkable
+class StructuredLLM(Protocol):
+    """Optional capability: a model that can answer with an object matching a JSON schema.
+
+    Adapters implement it with the host's structured-output support when the model has it; ``None`` means
+    "not supported here", and callers fall back to parsing text.
+    """
+
+    def complete_json(self, prompt: str, schema: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 class CallableLLM:
@@ -85,3 +96,16 @@ async def aask(llm: LLM, prompt: str, timeout: float) -> str | None:
         logger.warning("hermes_memory: LLM call failed (%s); using the fallback", exc)
         return None
     return answer if isinstance(answer, str) else None
+
+
+def ask_json(llm: Any, prompt: str, schema: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """Structured answer from a :class:`StructuredLLM`, or None (not supported, failed, timed out)."""
+    if not isinstance(llm, StructuredLLM):
+        return None
+    future = _POOL.submit(llm.complete_json, prompt, schema)
+    try:
+        answer = future.result(timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - includes the timeout; the text path is tried next
+        logger.info("hermes_memory: structured output unavailable (%s); parsing text instead", exc)
+        return None
+    return answer if isinstance(answer, dict) else None

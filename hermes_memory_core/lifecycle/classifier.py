@@ -14,10 +14,11 @@ import json
 import re
 from dataclasses import dataclass
 
-from hermes_memory_core.llm import LLM, aask, ask
+from hermes_memory_core.llm import LLM, aask, ask, ask_json
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
+    "CLASSIFICATION_SCHEMA",
     "CLASSIFY_PROMPT",
     "NORMALIZE_PROMPT",
     "Classification",
@@ -44,6 +45,20 @@ Output only the sentence.
 
 Statement:
 {content}"""
+
+
+#: JSON schema of a classification, for models with structured output.
+CLASSIFICATION_SCHEMA: dict[str, object] = {
+    "title": "MemoryClassification",
+    "description": "How long a piece of information about the user should be remembered.",
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": ["short_term", "long_term", "permanent"]},
+        "reason": {"type": "string"},
+        "key": {"type": "string", "description": "short snake_case topic of the fact"},
+    },
+    "required": ["type", "reason"],
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +112,11 @@ class LLMClassifier:
         self.timeout = timeout
 
     def classify(self, content: str) -> Classification:
-        return parse_classification(ask(self.llm, CLASSIFY_PROMPT.format(content=content[:2000]), self.timeout))
+        prompt = CLASSIFY_PROMPT.format(content=content[:2000])
+        structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout)
+        if structured is not None:
+            return parse_classification(json.dumps(structured))
+        return parse_classification(ask(self.llm, prompt, self.timeout))
 
     async def aclassify(self, content: str) -> Classification:
         return parse_classification(await aask(self.llm, CLASSIFY_PROMPT.format(content=content[:2000]), self.timeout))

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import pytest
+from langchain_core.documents import Document
+
+from hermes_memory_core import MemoryProvider
+from langchain_hermes_memory import HermesRetriever
+
+T0 = 1_700_000_000
+
+
+@pytest.fixture
+def filled(mem: MemoryProvider) -> MemoryProvider:
+    mem.add("我喜欢喝美式咖啡", user_id="u1", tags=["food"], created_at=T0)
+    mem.add("The user lives in Berlin", user_id="u1", memory_type="permanent", created_at=T0 + 10)
+    mem.add("scratch note of this session", user_id="u1", session_id="s", memory_type="short_term")  # expires in 7 days
+    mem.add("Other user's coffee", user_id="u2", tags=["food"])
+    return mem
+
+
+def test_documents_carry_metadata(filled: MemoryProvider) -> None:
+    docs = HermesRetriever(memory=filled, user_id="u1", k=5).invoke("咖啡")
+    assert isinstance(docs[0], Document) and docs[0].page_content == "我喜欢喝美式咖啡"
+    meta = docs[0].metadata
+    assert {"id", "memory_type", "score", "created_at"} <= set(meta) and meta["memory_type"] == "long_term"
+    assert docs[0].id == meta["id"]
+    assert all("Other user" not in d.page_content for d in docs)
+    assert all(d.metadata["memory_type"] != "short_term" for d in docs)  # long-term + permanent by default
+
+
+def test_filters_and_k_per_call(filled: MemoryProvider) -> None:
+    r = HermesRetriever(memory=filled, user_id="u1", k=5)
+    assert [d.page_content for d in r.invoke("anything", tags=["food"])] == ["我喜欢喝美式咖啡"]
+    assert [d.metadata["memory_type"] for d in r.invoke("where", memory_types=["permanent"])] == ["permanent"]
+    assert len(r.invoke("coffee", k=1)) == 1
+    assert [d.page_content for d in r.invoke("x", time_range=(T0 + 5, T0 + 100))] == ["The user lives in Berlin"]
+    assert r.invoke("note", memory_types=["short_term"], session_id="s")[0].metadata["session_id"] == "s"
+    with pytest.raises(TypeError):
+        r.invoke("x", unknown_filter=1)
+
+
+async def test_async(filled: MemoryProvider) -> None:
+    docs = await HermesRetriever(memory=filled, user_id="u1", k=2).ainvoke("Berlin")
+    assert docs[0].page_content == "The user lives in Berlin"
