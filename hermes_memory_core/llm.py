@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["LLM", "CallableLLM", "StructuredLLM", "aask", "ask", "ask_json"]
 
