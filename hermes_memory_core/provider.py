@@ -14,6 +14,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -68,6 +69,9 @@ def _payload(rec: MemoryRecord) -> dict[str, Any]:
         "tags": list(rec.tags),
         "version": rec.version,
     }
+
+
+_OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
 
 
 class MemoryProvider:
@@ -139,6 +143,7 @@ class MemoryProvider:
             self._release()
             raise
         self._closed = False
+        _OPEN_STORES[self.store_key] = self
         self.resume_background_work()
 
     def _build_vector_store(self) -> VectorStore:
@@ -220,6 +225,20 @@ class MemoryProvider:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def store_key(self) -> str:
+        """Identifies this store within the process (the resolved data directory, or the server collection)."""
+        if self.config.vector_backend == "edge":
+            return str(self.data_dir.resolve())
+        return f"{self.config.qdrant_url}#{self.config.collection}@{self.data_dir.resolve()}"
+
+    @classmethod
+    def open_store(cls, store_key: str) -> MemoryProvider | None:
+        """The open provider with this :attr:`store_key` in this process, if any (adapters re-attach
+        deserialised objects to it)."""
+        provider = _OPEN_STORES.get(store_key)
+        return None if provider is None or provider.closed else provider
 
     def _need_open(self) -> None:
         if self._closed:
