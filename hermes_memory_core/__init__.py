@@ -19,6 +19,7 @@ from hermes_memory_core.errors import (
     DimensionMismatchError,
     EmbeddingError,
     EmptyContentError,
+    EncryptionKeyError,
     HermesMemoryError,
     InvalidIdError,
     InvalidInputError,
@@ -29,6 +30,7 @@ from hermes_memory_core.errors import (
     UnknownMemoryTypeError,
 )
 from hermes_memory_core.provider import MemoryProvider
+from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import (
     MemoryHit,
     MemoryItem,
@@ -41,12 +43,14 @@ from hermes_memory_core.types import (
 
 __all__ = [
     "BundleError",
+    "Caller",
     "ConfigError",
     "ConsistencyError",
     "ContentTooLongError",
     "DimensionMismatchError",
     "EmbeddingError",
     "EmptyContentError",
+    "EncryptionKeyError",
     "HermesMemoryError",
     "InvalidIdError",
     "InvalidInputError",

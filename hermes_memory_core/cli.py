@@ -30,10 +30,17 @@ def _config(args: argparse.Namespace, data_dir: str | None = None) -> Any:
     return MemoryConfig.load(args.config, **overrides)
 
 
+#: The CLI is the operator's tool: it acts with every permanent-tier permission, logged under this name.
+def _operator() -> Any:
+    from hermes_memory_core.trust.permissions import Caller
+
+    return Caller.admin("hermes-memory-cli")
+
+
 def _open(args: argparse.Namespace) -> Any:
     from hermes_memory_core.provider import MemoryProvider
 
-    return MemoryProvider(_config(args))
+    return MemoryProvider(_config(args), caller=_operator())
 
 
 def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
@@ -109,7 +116,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     from hermes_memory_core.provider import MemoryProvider
 
-    with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite) as mem:
+    with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite, caller=_operator()) as mem:
         stats = mem.stats().as_dict()
     _emit(args, stats, lambda: f"restored {stats['total_active']} memories into {args.data_dir}")
     return 0
@@ -133,6 +140,20 @@ def cmd_forget(args: argparse.Namespace) -> int:
         f"forget {verb}: expire {data['expired_short_term']} short-term (closed sessions), downgrade "
         f"{data['downgraded']} and expire {data['expired_long_term']} stale long-term memories; "
         f"{data['protected']} protected by importance; permanent memories are never touched"))
+    return 0
+
+
+def cmd_rotate_key(args: argparse.Namespace) -> int:
+    import base64
+
+    with _open(args) as mem:
+        key = mem.rotate_key()
+        where = str(mem._key_file()) if mem.config.encryption_key is None else None
+    data = {"rotated": True, "key_file": where}
+    if where is None:
+        data["new_key"] = base64.b64encode(key).decode("ascii")
+    _emit(args, data, lambda: f"re-encrypted permanent memories; new key in {where}" if where else
+          f"re-encrypted permanent memories; set HERMES_MEMORY_ENCRYPTION_KEY={data['new_key']}")
     return 0
 
 
@@ -168,7 +189,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if base.exists() and any(base.iterdir()) and not args.keep:
         shutil.rmtree(base)
     say(f"Hermes Memory demo — data in {base} (embedded: SQLite WAL + Qdrant Edge, no server, no API key)\n")
-    with MemoryProvider(_config(args)) as mem:
+    with MemoryProvider(_config(args), caller=_operator()) as mem:
         say(f"embedding model: {mem.embedder.model_id} ({mem.embedder.dim} dims)\n")
         say("1. A short bilingual conversation leaves memories in all three tiers:")
         ids = {}
@@ -198,7 +219,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
             say(f"\n4. Export — bundle with {manifest['counts']} and sha256 of every file")
             restored_dir = Path(tmp) / "restored"
             cfg = _config(args, data_dir=str(restored_dir))
-            with MemoryProvider.restore(bundle, cfg) as other:
+            if cfg.encryption_key is None and cfg.encryption_key_file is None:
+                # the bundle holds no key: the restored store reads the permanent tier with the original's key file
+                cfg = cfg.model_copy(update={"encryption_key_file": mem._key_file()})
+            with MemoryProvider.restore(bundle, cfg, caller=_operator()) as other:
                 say("5. Restore into another directory — same questions, same answers:")
                 for q in _DEMO_QUESTIONS[:2]:
                     a = [h.id for h in mem.search(q, user_id="demo-user", top_k=2)]
@@ -273,6 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "low-importance long-term memories. Never touches permanent or important ones.")
     p.add_argument("--dry-run", action="store_true", help="only report what would be done")
     p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("rotate-key", parents=[common], help="re-encrypt permanent memories under a new key",
+                       description="Generate a new encryption key and re-encrypt every permanent memory with it in "
+                       "one transaction (the key file is replaced after the commit).")
+    p.set_defaults(func=cmd_rotate_key)
 
     p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
                        description="Print counts per tier and user, versions and bytes on disk.")

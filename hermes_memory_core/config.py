@@ -152,6 +152,20 @@ class MemoryConfig(_Strict):
     warn_user_memories: int = Field(
         50_000, ge=1, description="stats() warns when one user holds more active memories than this."
     )
+    encryption_key: SecretStr | None = Field(
+        None, description="32-byte key (base64 or hex) encrypting permanent memories; env HERMES_MEMORY_ENCRYPTION_KEY."
+    )
+    encryption_key_file: Path | None = Field(
+        None, description="File holding the key; default <data_dir>/hermes.key, created with the first permanent memory."
+    )
+    redact_pii: bool = Field(True, description="Replace PII with placeholders before storing in redact_tiers.")
+    redact_kinds: list[str] = Field(
+        default_factory=lambda: ["email", "id_number", "bank_card", "phone", "ip", "address"],
+        description="PII kinds to redact: email, id_number, bank_card, phone, ip, address.",
+    )
+    redact_tiers: list[str] = Field(
+        default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
+    )
     access_log_flush_every: int = Field(
         256, ge=1, description="Search access records buffered in memory before they are written in one batch."
     )

@@ -20,6 +20,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      ├── StoreClosedError
      ├── BundleError
      ├── EmbeddingError
+     ├── EncryptionKeyError
      └── PermissionDeniedError
 """
 
@@ -33,6 +34,7 @@ __all__ = [
     "DimensionMismatchError",
     "EmbeddingError",
     "EmptyContentError",
+    "EncryptionKeyError",
     "HermesMemoryError",
     "InvalidIdError",
     "InvalidInputError",
@@ -101,6 +103,10 @@ class BundleError(HermesMemoryError):
 
 class EmbeddingError(HermesMemoryError):
     """The embedding backend failed or returned vectors of the wrong shape."""
+
+
+class EncryptionKeyError(HermesMemoryError):
+    """The encryption key for permanent memories is missing, malformed or not the store's key."""
 
 
 class PermissionDeniedError(HermesMemoryError, PermissionError):

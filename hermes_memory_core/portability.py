@@ -208,6 +208,7 @@ def restore_bundle(
     overwrite: bool,
     embedder: Embedder | None,
     vector_store: VectorStore | None,
+    caller: Any = None,
 ) -> MemoryProvider:
     """See :meth:`MemoryProvider.restore`."""
     from hermes_memory_core.embedding import load_embedder
@@ -226,7 +227,7 @@ def restore_bundle(
     shutil.copyfile(bundle / "metadata.sqlite", data_dir / METADATA_FILE)
     provider: MemoryProvider | None = None
     try:
-        provider = cls(config, embedder=emb, vector_store=vector_store)
+        provider = cls(config, embedder=emb, vector_store=vector_store, caller=caller)
         if overwrite and provider.vectors.count():
             stale = [p.id for batch in provider.vectors.iter_points(with_vectors=False) for p in batch]
             provider.vectors.delete(stale)

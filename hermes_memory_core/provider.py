@@ -27,9 +27,11 @@ from hermes_memory_core.errors import (
     ConsistencyError,
     DimensionMismatchError,
     EmbeddingError,
+    EncryptionKeyError,
     HermesMemoryError,
     InvalidInputError,
     NotFoundError,
+    PermissionDeniedError,
     StoreClosedError,
 )
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
@@ -44,6 +46,9 @@ from hermes_memory_core.short_term.worker import BackgroundWorker
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, VectorStore
+from hermes_memory_core.trust.encryption import ContentCipher, decode_key, generate_key, read_key_file, write_key_file
+from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
+from hermes_memory_core.trust.redaction import Redactor
 from hermes_memory_core.types import (
     MemoryHit,
     MemoryItem,
@@ -57,6 +62,7 @@ from hermes_memory_core.types import (
 __all__ = ["MemoryProvider"]
 
 METADATA_FILE = "metadata.sqlite"
+KEY_FILE = "hermes.key"
 VECTORS_DIR = "vectors"
 
 
@@ -83,6 +89,8 @@ class MemoryProvider:
         vector_store: A ready vector store (else built from ``config.vector_backend``).
         llm: Default host model for summaries, classification and normalisation (sessions may bring their
             own); without one the deterministic fallbacks run.
+        caller: Default identity for permanent-tier access (see :mod:`hermes_memory_core.trust.permissions`);
+            without one, permanent memories can be neither read nor written.
         clock: Returns the current Unix time; tests and replays may pass their own.
 
     Raises:
@@ -103,17 +111,20 @@ class MemoryProvider:
         embedder: Embedder | None = None,
         vector_store: VectorStore | None = None,
         llm: LLM | None = None,
+        caller: Caller | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config or MemoryConfig()
         self.llm = llm
+        self.caller = caller or ANONYMOUS
+        self._redactor = Redactor(self.config.redact_kinds) if self.config.redact_pii else None
         self._session_llms: dict[tuple[str, str], LLM] = {}
         self._worker = BackgroundWorker(self._run_job)
         self._clock = clock
         self._closed = True
         self._write_lock = threading.RLock()
         self._access_lock = threading.Lock()
-        self._access_buffer: list[tuple[str, str, int, str]] = []
+        self._access_buffer: list[tuple[str, str, int, str, str]] = []
         self.data_dir = Path(self.config.data_dir)
         self._lock: DataDirLock | None = None
         self.embedder = embedder or load_embedder(
@@ -138,6 +149,7 @@ class MemoryProvider:
                 self._lock.acquire()
             self.metadata.open()
             self._check_store_identity()
+            self._load_cipher()
             self.vectors.open()
         except BaseException:
             self._release()
@@ -176,6 +188,91 @@ class MemoryProvider:
                 f"the store at {self.data_dir} was embedded with {stored_model!r}; the configured model is "
                 f"{self.embedder.model_id!r}. Vectors of two models are not comparable: use the original model "
                 "or export and re-import into a new store."
+            )
+
+    # ------------------------------------------------------------------ encryption key
+    def _key_file(self) -> Path:
+        return Path(self.config.encryption_key_file) if self.config.encryption_key_file else self.data_dir / KEY_FILE
+
+    def _configured_key(self) -> bytes | None:
+        if self.config.encryption_key is not None:
+            return decode_key(self.config.encryption_key.get_secret_value())
+        path = self._key_file()
+        if path.exists():
+            return read_key_file(path)
+        if self.config.encryption_key_file is not None:
+            raise EncryptionKeyError(f"encryption_key_file {path} does not exist")
+        return None
+
+    def _load_cipher(self) -> None:
+        check = self.metadata.get_meta("key_check")
+        key = self._configured_key()
+        if key is None:
+            if check is not None:
+                raise EncryptionKeyError(
+                    f"the store at {self.data_dir} holds encrypted permanent memories but no key is configured: set "
+                    "encryption_key (or HERMES_MEMORY_ENCRYPTION_KEY) or encryption_key_file"
+                )
+            return
+        cipher = ContentCipher(key)
+        if check is not None and not cipher.verify(check):
+            pending = self._key_file().with_name(self._key_file().name + ".new")
+            if pending.exists() and ContentCipher(read_key_file(pending)).verify(check):
+                cipher = ContentCipher(read_key_file(pending))  # a rotation committed but not yet renamed
+                pending.replace(self._key_file())
+            else:
+                raise EncryptionKeyError(
+                    f"the configured encryption key is not the key of the store at {self.data_dir} (wrong key)"
+                )
+        self.metadata.cipher = cipher
+
+    def _ensure_cipher(self) -> None:
+        """Before the first permanent write: create the default key file if no key is configured."""
+        if self.metadata.cipher is None:
+            key = generate_key()
+            write_key_file(self._key_file(), key)
+            self.metadata.cipher = ContentCipher(key)
+        if self.metadata.get_meta("key_check") is None:
+            self.metadata.set_meta("key_check", self.metadata.cipher.check_value())
+
+    def rotate_key(self, new_key: bytes | None = None, *, caller: Caller | None = None) -> bytes:
+        """Re-encrypt every permanent memory under a new key (one transaction) and return the new key.
+
+        With a key file (the default), the new key is written next to it first and moved into place after the
+        commit, so a crash in between is recovered at the next open. With ``encryption_key`` set in config or
+        env, update it to the returned key yourself.
+        """
+        self._need_open()
+        who = self._who(caller)
+        if not who.write_permanent:
+            raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
+        key = new_key or generate_key()
+        cipher = ContentCipher(key)
+        with self._write_lock:
+            self._ensure_cipher()
+            uses_file = self.config.encryption_key is None
+            pending = self._key_file().with_name(self._key_file().name + ".new")
+            if uses_file:
+                write_key_file(pending, key)
+            self.metadata.rotate_cipher(cipher, tokenize)
+            if uses_file:
+                pending.replace(self._key_file())
+        return key
+
+    # ------------------------------------------------------------------ permissions
+    def _who(self, caller: Caller | None) -> Caller:
+        return caller if caller is not None else self.caller
+
+    def _require(self, rec: MemoryRecord, who: Caller, write: bool) -> None:
+        """Check and log access to a permanent memory (others need no permission)."""
+        if rec.memory_type is not MemoryType.PERMANENT:
+            return
+        allowed = who.write_permanent if write else who.read_permanent
+        action = ("permanent_write" if write else "permanent_read") if allowed else "permanent_denied"
+        self.metadata.log(rec.id, rec.user_id, action, self._now(), who.name)
+        if not allowed:
+            raise PermissionDeniedError(
+                f"caller {who.name!r} may not {'change' if write else 'read'} permanent memory {rec.id}"
             )
 
     # ------------------------------------------------------------------ lifecycle
@@ -252,6 +349,10 @@ class MemoryProvider:
         cfg = self.config
         content = v.check_content(item.content, cfg.max_content_chars)
         memory_type = v.check_memory_type(item.memory_type)
+        metadata = v.check_metadata(item.metadata, cfg.max_metadata_bytes)
+        content, found = self._redact(content, memory_type)
+        if found:
+            metadata["pii_redacted"] = found
         created = v.check_timestamp(item.created_at, "created_at")
         created = now if created is None else created
         expires = created + cfg.short_term_ttl_seconds if memory_type is MemoryType.SHORT_TERM else None
@@ -268,8 +369,16 @@ class MemoryProvider:
             expires_at=expires,
             version=1,
             tags=v.check_tags(item.tags, cfg.max_tags),
-            metadata=v.check_metadata(item.metadata, cfg.max_metadata_bytes),
+            metadata=metadata,
         )
+
+    def _redact(self, content: str, memory_type: MemoryType) -> tuple[str, dict[str, int]]:
+        if self._redactor is None or memory_type.value not in self.config.redact_tiers:
+            return content, {}
+        result = self._redactor.redact(content)
+        if not result.text.strip():
+            return content, {}
+        return result.text, result.found
 
     def _embed_documents(self, texts: Sequence[str]) -> Any:
         try:
@@ -289,6 +398,8 @@ class MemoryProvider:
         """SQLite first, then the vector engine; if the second fails the first is undone (compensation)."""
         with self._write_lock:
             self._need_open()
+            if any(r.memory_type is MemoryType.PERMANENT for r in records):
+                self._ensure_cipher()
             self.metadata.insert(records, [tokenize(r.content) for r in records], note=note)
             try:
                 self.vectors.upsert([VectorPoint(r.id, vec, _payload(r)) for r, vec in zip(records, vectors, strict=True)])
@@ -310,6 +421,7 @@ class MemoryProvider:
         tags: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         created_at: float | None = None,
+        caller: Caller | None = None,
     ) -> str:
         """Store one memory and return its id.
 
@@ -322,9 +434,11 @@ class MemoryProvider:
             tags: Labels for filtering.
             metadata: JSON-serialisable extra data returned with the memory.
             created_at: Original Unix time, for importers replaying old conversations.
+            caller: Who writes (permanent memories need ``write_permanent``); default: the provider's caller.
 
         Raises:
             InvalidInputError: A malformed argument (nothing is stored).
+            PermissionDeniedError: A permanent memory without the permission (nothing is stored).
             ConsistencyError: The vector engine failed; nothing is stored.
         """
         item = MemoryItem(
@@ -337,13 +451,14 @@ class MemoryProvider:
             metadata=dict(metadata) if isinstance(metadata, Mapping) else metadata,  # type: ignore[arg-type]
             created_at=created_at,
         )
-        return self.add_many([item])[0]
+        return self.add_many([item], caller=caller)[0]
 
     def add_many(
         self,
         items: Iterable[MemoryItem | Mapping[str, Any]],
         *,
         on_progress: Callable[[int, int], None] | None = None,
+        caller: Caller | None = None,
     ) -> list[str]:
         """Store many memories, embedding them in batches of ``config.embedding_batch_size``.
 
@@ -360,6 +475,9 @@ class MemoryProvider:
         self._need_open()
         now = self._now()
         records = [self._new_record(_as_item(it), now) for it in items]
+        who = self._who(caller)
+        if not who.write_permanent and any(r.memory_type is MemoryType.PERMANENT for r in records):
+            raise PermissionDeniedError(f"caller {who.name!r} may not write permanent memories")
         ids: list[str] = []
         batch = self.config.embedding_batch_size
         for start in range(0, len(records), batch):
@@ -376,31 +494,42 @@ class MemoryProvider:
                 on_progress(len(ids), len(records))
         return ids
 
-    def _owned(self, memory_id: Any, user_id: str | None) -> MemoryRecord:
+    def _owned(
+        self, memory_id: Any, user_id: str | None, caller: Caller | None = None, write: bool = False
+    ) -> MemoryRecord:
         mid = v.check_id(memory_id)
         rec = self.metadata.get(mid)
         if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
             raise NotFoundError(f"no active memory with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
+        self._require(rec, self._who(caller), write)
         return rec
 
-    def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryRecord:
+    def get(self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None) -> MemoryRecord:
         """The current version of one active memory.
 
         Args:
             memory_id: Its UUID.
             user_id: When given, the memory must belong to this user (else :class:`NotFoundError`).
+            caller: Who reads (permanent memories need ``read_permanent``).
         """
         self._need_open()
-        return self._owned(memory_id, user_id)
+        return self._owned(memory_id, user_id, caller)
 
     def update(
-        self, memory_id: str, content: str, *, version_note: str = "", user_id: str | None = None
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        version_note: str = "",
+        user_id: str | None = None,
+        caller: Caller | None = None,
     ) -> int:
         """Add a new version of a memory; earlier versions stay in :meth:`history`. Returns the version number."""
         self._need_open()
         text = v.check_content(content, self.config.max_content_chars)
         note = v.check_text(version_note, "version_note")
-        rec = self._owned(memory_id, user_id)
+        rec = self._owned(memory_id, user_id, caller, write=True)
+        text, _found = self._redact(text, rec.memory_type)
         vector = self._embed_documents([text])[0]
         with self._write_lock:
             now = max(self._now(), rec.updated_at)
@@ -413,20 +542,25 @@ class MemoryProvider:
                 raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
         return version
 
-    def history(self, memory_id: str, *, user_id: str | None = None) -> list[MemoryVersion]:
+    def history(
+        self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
+    ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self._need_open()
         mid = v.check_id(memory_id)
         rec = self.metadata.get(mid, include_inactive=True)
         if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
             raise NotFoundError(f"no memory with id {mid}")
+        self._require(rec, self._who(caller), write=False)
         return self.metadata.versions(mid)
 
-    def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None) -> bool:
+    def delete(
+        self, memory_id: str, *, reason: str = "", user_id: str | None = None, caller: Caller | None = None
+    ) -> bool:
         """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays."""
         self._need_open()
         note = v.check_text(reason, "reason")
-        rec = self._owned(memory_id, user_id)
+        rec = self._owned(memory_id, user_id, caller, write=True)
         with self._write_lock:
             self.metadata.soft_delete(rec.id, note, self._now())
             try:
@@ -447,6 +581,7 @@ class MemoryProvider:
         tags: Iterable[str] | None = None,
         time_range: tuple[float | None, float | None] | None = None,
         now: float | None = None,
+        caller: Caller | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
 
@@ -459,15 +594,25 @@ class MemoryProvider:
             tags: Only memories carrying at least one of these tags.
             time_range: ``(start, end)`` Unix seconds on ``created_at``, inclusive; either end may be None.
             now: The Unix time the ranking treats as the present (for replaying old conversations).
+            caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
 
         Returns:
             Hits, best first.
+
+        Raises:
+            PermissionDeniedError: Only permanent memories were asked for, without the permission.
         """
         self._need_open()
         text = v.check_text(query, "query")
         uid = v.check_user_id(user_id)
         k = v.check_top_k(top_k)
         types = v.check_memory_types(memory_types)
+        who = self._who(caller)
+        if not who.read_permanent:
+            allowed = tuple(t for t in (types or [t.value for t in MemoryType]) if t != MemoryType.PERMANENT.value)
+            if not allowed:
+                raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
+            types = allowed
         sid = v.check_session_id(session_id)
         tag_filter = v.check_tags(tags, self.config.max_tags) or None
         start, end = _time_range(time_range)
@@ -494,15 +639,17 @@ class MemoryProvider:
         hits = [
             MemoryHit(records[r.id], r.score, r.relevance, r.dense, r.keyword) for r in ranked if r.id in records
         ]
-        self._note_access(hits, uid)
+        self._note_access(hits, uid, who)
         return hits
 
-    def _note_access(self, hits: Sequence[MemoryHit], user_id: str) -> None:
+    def _note_access(self, hits: Sequence[MemoryHit], user_id: str, who: Caller) -> None:
         if not hits:
             return
         at = self._now()
         with self._access_lock:
-            self._access_buffer.extend((h.id, user_id, at, "search") for h in hits)
+            self._access_buffer.extend(
+                (h.id, user_id, at, "search", who.name if h.memory_type is MemoryType.PERMANENT else "") for h in hits
+            )
             full = len(self._access_buffer) >= self.config.access_log_flush_every
         if full:
             with self._write_lock:
@@ -575,7 +722,7 @@ class MemoryProvider:
         )
 
     # ------------------------------------------------------------------ portability
-    def export(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+    def export(self, path: str | os.PathLike[str], *, caller: Caller | None = None) -> dict[str, Any]:
         """Write a self-contained bundle (SQLite copy, vectors, manifest with checksums) to a new folder.
 
         Returns:
@@ -584,6 +731,9 @@ class MemoryProvider:
         from hermes_memory_core.portability import export_bundle
 
         self._need_open()
+        who = self._who(caller)
+        if not who.read_permanent and self.metadata.counts()["by_type"].get(MemoryType.PERMANENT.value):
+            raise PermissionDeniedError(f"caller {who.name!r} may not export a store holding permanent memories")
         with self._write_lock:
             self._flush_access()
             self.vectors.flush()
@@ -598,6 +748,7 @@ class MemoryProvider:
         overwrite: bool = False,
         embedder: Embedder | None = None,
         vector_store: VectorStore | None = None,
+        caller: Caller | None = None,
     ) -> MemoryProvider:
         """Verify a bundle completely, then rebuild the store it holds under ``config``.
 
@@ -607,7 +758,7 @@ class MemoryProvider:
         """
         from hermes_memory_core.portability import restore_bundle
 
-        return restore_bundle(cls, Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store)
+        return restore_bundle(cls, Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store, caller)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
@@ -622,29 +773,45 @@ class MemoryProvider:
         return SessionMemory(self, user_id, session_id, llm)
 
     def remember(
-        self, content: str, *, user_id: str, session_id: str | None = None, llm: LLM | None = None
+        self,
+        content: str,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        llm: LLM | None = None,
+        source: str = "user",
+        caller: Caller | None = None,
     ) -> RememberResult:
         """Classify content and store it where it belongs.
 
         ``short_term`` content is kept with the session (nothing is stored without one); ``long_term`` content is
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
-        ``short_term``.
+        ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
+        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result).
+        A permanent write also needs a caller with ``write_permanent``; without one the fact stays short-term.
         """
         from hermes_memory_core.lifecycle.promotion import remember
 
         self._need_open()
         text = v.check_content(content, self.config.max_content_chars)
+        if source not in ("user", "tool"):
+            raise InvalidInputError(f"source must be 'user' or 'tool', got {source!r}")
         return remember(self, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
-                        llm=llm or self.llm)
+                        llm=llm or self.llm, source=source, caller=self._who(caller))
 
-    def recall(self, query: str, *, user_id: str, top_k: int = 5, **filters: Any) -> list[MemoryHit]:
+    def recall(
+        self, query: str, *, user_id: str, top_k: int = 5, caller: Caller | None = None, **filters: Any
+    ) -> list[MemoryHit]:
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate); long-term
-        memories, plus permanent facts when the question is about identity, configuration or compliance."""
+        memories, plus permanent facts when the question is about identity, configuration or compliance (and
+        the caller may read them)."""
         if not should_recall(v.check_text(query, "query")):
             return []
-        tiers = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if needs_permanent(query) else [])
-        return self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, **filters)
+        who = self._who(caller)
+        permanent = needs_permanent(query) and who.read_permanent
+        tiers = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
+        return self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, caller=who, **filters)
 
     def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
         """Expire short-term memories of closed sessions, downgrade or expire stale unimportant long-term ones;

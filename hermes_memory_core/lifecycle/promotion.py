@@ -17,6 +17,8 @@ from hermes_memory_core.lifecycle.classifier import Classification, LLMClassifie
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.store import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer
+from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryType
 
 if TYPE_CHECKING:
@@ -36,7 +38,8 @@ class RememberResult:
         id: The stored (or newly versioned) memory, or None when nothing was stored.
         memory_type: The tier the content was classified into.
         reason: The classifier's reason.
-        action: ``added``, ``versioned`` (a permanent fact superseded) or ``skipped``.
+        action: ``added``, ``versioned`` (a permanent fact superseded), ``skipped`` (short-term content without
+            a session) or ``rejected`` (the injection guard refused it; nothing stored).
         content: What was stored (the normalised sentence for long-term memories).
     """
 
@@ -92,7 +95,7 @@ def promote_queued(provider: MemoryProvider, llm_for: Any) -> int:
         for entry_id, user_id, session_id, content, _attempts in batch:
             try:
                 remember(provider, content, user_id=user_id, session_id=session_id, llm=llm_for(user_id, session_id),
-                         source="evicted_turn")
+                         source="user", caller=LIFECYCLE, origin="evicted_turn")
                 finished.append(entry_id)
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
                 failed.append(entry_id)
@@ -109,12 +112,15 @@ def remember(
     user_id: str,
     session_id: str | None = None,
     llm: LLM | None = None,
-    source: str = "explicit",
+    source: str = "user",
+    caller: Caller = LIFECYCLE,
+    origin: str = "explicit",
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, provider.config.llm_timeout_seconds)
     decision: Classification = classifier.classify(content)
-    return store_decision(provider, content, decision, classifier, user_id=user_id, session_id=session_id, source=source)
+    return store_decision(provider, content, decision, classifier, user_id=user_id, session_id=session_id,
+                          source=source, caller=caller, origin=origin)
 
 
 def store_decision(
@@ -126,9 +132,20 @@ def store_decision(
     user_id: str,
     session_id: str | None,
     source: str,
+    caller: Caller,
+    origin: str,
 ) -> RememberResult:
     tier = decision.memory_type
-    meta: dict[str, Any] = {"source": source, "reason": decision.reason}
+    reason = decision.reason
+    verdict = check_memory_write(content, source)
+    if not verdict.allow_long_term:
+        return RememberResult(None, tier, verdict.reason, "rejected")
+    if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
+        tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
+    if tier is MemoryType.PERMANENT and not caller.write_permanent:
+        tier, reason = MemoryType.SHORT_TERM, f"caller {caller.name!r} may not write permanent memories"
+    decision = Classification(tier, reason, decision.key)
+    meta: dict[str, Any] = {"source": origin if source == "user" else source, "reason": decision.reason}
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
             return RememberResult(None, tier, decision.reason, "skipped")
@@ -147,8 +164,9 @@ def store_decision(
         meta["fact_key"] = decision.key
         current = provider.metadata.find_current_fact(user_id, decision.key)
         if current is not None:
-            provider.update(current, text, version_note=f"superseded: {decision.reason}", user_id=user_id)
+            provider.update(current, text, version_note=f"superseded: {decision.reason}", user_id=user_id,
+                            caller=caller)
             return RememberResult(current, tier, decision.reason, "versioned", text)
     mid = provider.add(text, user_id=user_id, session_id=session_id, memory_type=tier,
-                       importance=IMPORTANCE[tier], metadata=meta)
+                       importance=IMPORTANCE[tier], metadata=meta, caller=caller)
     return RememberResult(mid, tier, decision.reason, "added", text)

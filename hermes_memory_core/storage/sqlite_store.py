@@ -25,6 +25,7 @@ __all__ = ["SQLiteMetadataStore", "user_key"]
 
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
+    "PRAGMA secure_delete=ON",
     "PRAGMA synchronous=NORMAL",
     "PRAGMA busy_timeout=5000",
     "PRAGMA foreign_keys=ON",
@@ -61,6 +62,8 @@ class SQLiteMetadataStore:
         self._readers_lock = threading.Lock()
         self._depth = 0
         self._closed = False
+        #: Encrypts permanent content and hashes its keyword tokens (set by the provider once the key is known).
+        self.cipher: Any = None
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -96,7 +99,7 @@ class SQLiteMetadataStore:
             self._closed = True
             if self._writer is not None:
                 with contextlib.suppress(sqlite3.Error):
-                    self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._writer.close()
                 self._writer = None
         with self._readers_lock:
@@ -148,8 +151,31 @@ class SQLiteMetadataStore:
         return migrations.applied(self._reader())
 
     # ------------------------------------------------------------------ writes
+    # ------------------------------------------------------------------ encryption helpers
+    def _seal(self, memory_id: str, memory_type: str, content: str) -> str:
+        if memory_type != MemoryType.PERMANENT.value:
+            return content
+        if self.cipher is None:
+            raise ConsistencyError("permanent memories need the encryption key; it is not loaded")
+        return str(self.cipher.encrypt(content, memory_id))
+
+    def _open_text(self, memory_id: str, stored: str) -> str:
+        if stored.startswith("enc:v1:"):
+            if self.cipher is None:
+                from hermes_memory_core.errors import EncryptionKeyError
+
+                raise EncryptionKeyError("this store's permanent memories are encrypted and no key is loaded")
+            return str(self.cipher.decrypt(stored, memory_id))
+        return stored
+
+    def _index_tokens(self, memory_type: str, toks: Sequence[str]) -> list[str]:
+        if memory_type == MemoryType.PERMANENT.value and self.cipher is not None:
+            return [self.cipher.token_hash(t) for t in toks]
+        return list(toks)
+
     def insert(self, records: Sequence[MemoryRecord], tokens: Sequence[Sequence[str]], note: str = "") -> None:
         """Insert new memories with version 1, tags and keyword-index rows, all in one transaction."""
+        sealed = {r.id: self._seal(r.id, r.memory_type.value, r.content) for r in records}
         with self.atomic() as conn:
             conn.executemany(
                 "INSERT INTO memory_entries (id, user_id, session_id, content, memory_type, embedding_id, "
@@ -160,7 +186,7 @@ class SQLiteMetadataStore:
                         r.id,
                         r.user_id,
                         r.session_id,
-                        r.content,
+                        sealed[r.id],
                         r.memory_type.value,
                         r.id,
                         r.importance,
@@ -174,14 +200,14 @@ class SQLiteMetadataStore:
             )
             conn.executemany(
                 "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, 1, ?, ?, ?)",
-                [(r.id, r.content, r.created_at, note) for r in records],
+                [(r.id, sealed[r.id], r.created_at, note) for r in records],
             )
             conn.executemany(
                 "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
                 [(r.id, tag) for r in records for tag in r.tags],
             )
             for r, toks in zip(records, tokens, strict=True):
-                self._index_keywords(conn, r.id, r.user_id, toks)
+                self._index_keywords(conn, r.id, r.user_id, self._index_tokens(r.memory_type.value, toks))
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'add', ?, '')",
                 [(r.id, r.user_id, r.updated_at) for r in records],
@@ -219,20 +245,21 @@ class SQLiteMetadataStore:
         """Append a version and make it current. Returns the new version number."""
         with self.atomic() as conn:
             row = conn.execute(
-                "SELECT version FROM memory_entries WHERE id = ? AND is_active = 1", (memory_id,)
+                "SELECT version, memory_type FROM memory_entries WHERE id = ? AND is_active = 1", (memory_id,)
             ).fetchone()
             if row is None:
                 raise NotFoundError(f"no active memory with id {memory_id}")
             version = int(row[0]) + 1
+            stored = self._seal(memory_id, row[1], content)
             conn.execute(
                 "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, ?, ?, ?, ?)",
-                (memory_id, version, content, now, note),
+                (memory_id, version, stored, now, note),
             )
             conn.execute(
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
-                (content, version, now, memory_id),
+                (stored, version, now, memory_id),
             )
-            self._index_keywords(conn, memory_id, user_id, tokens)
+            self._index_keywords(conn, memory_id, user_id, self._index_tokens(row[1], tokens))
             conn.execute(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'update', ?, ?)",
                 (memory_id, user_id, now, note),
@@ -248,7 +275,7 @@ class SQLiteMetadataStore:
                 "ORDER BY version DESC LIMIT 1",
                 (memory_id,),
             ).fetchone()
-            row = conn.execute("SELECT user_id FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
+            row = conn.execute("SELECT user_id, memory_type FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
             if prev is None or row is None:
                 return
             conn.execute(
@@ -257,7 +284,8 @@ class SQLiteMetadataStore:
             )
             from hermes_memory_core.retrieval.tokenizer import tokenize
 
-            self._index_keywords(conn, memory_id, row[0], tokenize(prev[1]))
+            plain = self._open_text(memory_id, prev[1])
+            self._index_keywords(conn, memory_id, row[0], self._index_tokens(row[1], tokenize(plain)))
 
     def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
         """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
@@ -278,8 +306,47 @@ class SQLiteMetadataStore:
             )
             return str(row[0])
 
-    def record_access(self, entries: Sequence[tuple[str, str, int, str]]) -> None:
-        """Apply buffered search accesses: ``(memory_id, user_id, at, action)`` rows."""
+    def log(self, memory_id: str, user_id: str, action: str, at: int, detail: str = "") -> None:
+        """One access-log row (permanent reads and denied attempts)."""
+        with self.atomic() as conn:
+            conn.execute(
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, ?)",
+                (memory_id, user_id, action, at, detail),
+            )
+
+    def rotate_cipher(self, new_cipher: Any, tokenizer: Callable[[str], list[str]]) -> int:
+        """Re-encrypt every permanent content and version with ``new_cipher`` and re-hash their keyword tokens,
+        in one transaction. Returns how many memories were re-encrypted."""
+        old = self.cipher
+        with self.atomic() as conn:
+            rows = conn.execute(
+                "SELECT id, user_id, content, is_active FROM memory_entries WHERE memory_type = 'permanent'"
+            ).fetchall()
+            for memory_id, owner, content, active in rows:
+                plain = old.decrypt(content, memory_id) if old is not None else content
+                conn.execute(
+                    "UPDATE memory_entries SET content = ? WHERE id = ?", (new_cipher.encrypt(plain, memory_id), memory_id)
+                )
+                for version, vcontent in conn.execute(
+                    "SELECT version, content FROM memory_versions WHERE memory_id = ?", (memory_id,)
+                ).fetchall():
+                    vplain = old.decrypt(vcontent, memory_id) if old is not None else vcontent
+                    conn.execute(
+                        "UPDATE memory_versions SET content = ? WHERE memory_id = ? AND version = ?",
+                        (new_cipher.encrypt(vplain, memory_id), memory_id, version),
+                    )
+                if active:
+                    self._index_keywords(conn, memory_id, owner, [new_cipher.token_hash(t) for t in tokenizer(plain)])
+            conn.execute(
+                "INSERT INTO memory_meta (key, value) VALUES ('key_check', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (new_cipher.check_value(),),
+            )
+        self.cipher = new_cipher
+        return len(rows)
+
+    def record_access(self, entries: Sequence[tuple[str, str, int, str, str]]) -> None:
+        """Apply buffered search accesses: ``(memory_id, user_id, at, action, detail)`` rows."""
         if not entries:
             return
         with self.atomic() as conn:
@@ -289,19 +356,20 @@ class SQLiteMetadataStore:
                 [(e[2], e[0]) for e in entries],
             )
             conn.executemany(
-                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, '')",
-                [(e[0], e[1], e[3], e[2]) for e in entries],
+                "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, ?)",
+                [(e[0], e[1], e[3], e[2], e[4]) for e in entries],
             )
 
     def repair_keyword_index(self, tokenizer: Callable[[str], list[str]]) -> int:
         """Index active memories missing from the keyword index and drop entries of inactive ones."""
         with self.atomic() as conn:
             missing = conn.execute(
-                "SELECT e.id, e.user_id, e.content FROM memory_entries e WHERE e.is_active = 1 AND NOT EXISTS "
-                "(SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
+                "SELECT e.id, e.user_id, e.content, e.memory_type FROM memory_entries e WHERE e.is_active = 1 "
+                "AND NOT EXISTS (SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
             ).fetchall()
-            for memory_id, owner, content in missing:
-                self._index_keywords(conn, memory_id, owner, tokenizer(content))
+            for memory_id, owner, content, tier in missing:
+                plain = self._open_text(memory_id, content)
+                self._index_keywords(conn, memory_id, owner, self._index_tokens(tier, tokenizer(plain)))
             stale = conn.execute(
                 "SELECT d.memory_id FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id "
                 "WHERE e.is_active = 0"
@@ -311,13 +379,12 @@ class SQLiteMetadataStore:
         return len(missing) + len(stale)
 
     # ------------------------------------------------------------------ reads
-    @staticmethod
-    def _record(row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:
+    def _record(self, row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:
         return MemoryRecord(
             id=row[0],
             user_id=row[1],
             session_id=row[2],
-            content=row[3],
+            content=self._open_text(row[0], row[3]),
             memory_type=MemoryType(row[4]),
             importance=float(row[5]),
             access_count=int(row[6]),
@@ -437,7 +504,7 @@ class SQLiteMetadataStore:
             "WHERE memory_id = ? ORDER BY version",
             (memory_id,),
         )
-        return [MemoryVersion(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
+        return [MemoryVersion(r[0], int(r[1]), self._open_text(r[0], r[2]), int(r[3]), r[4]) for r in rows]
 
     def keyword_search(
         self,
@@ -461,7 +528,10 @@ class SQLiteMetadataStore:
             "JOIN memory_entries e ON e.id = d.memory_id "
             "WHERE memory_fts MATCH ? AND e.is_active = 1 AND e.user_id = ?"
         ]
-        params: list[Any] = [_fts_query(user_key(user_id), tokens), user_id]
+        terms = list(tokens)
+        if self.cipher is not None:
+            terms += [self.cipher.token_hash(t) for t in tokens]
+        params: list[Any] = [_fts_query(user_key(user_id), terms), user_id]
         if memory_types:
             sql.append(f"AND e.memory_type IN ({','.join('?' * len(memory_types))})")
             params.extend(memory_types)

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_memory_core.cli import build_parser, main
 
-COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "forget", "stats"]
+COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "forget", "rotate-key", "stats"]
 
 
 def test_every_command_has_help() -> None:

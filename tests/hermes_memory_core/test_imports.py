@@ -1,8 +1,8 @@
 import hermes_memory_core
 
 EXPECTED = {
-    "BundleError", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
-    "EmbeddingError", "EmptyContentError", "HermesMemoryError", "InvalidIdError", "InvalidInputError",
+    "BundleError", "Caller", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
+    "EmbeddingError", "EmptyContentError", "EncryptionKeyError", "HermesMemoryError", "InvalidIdError", "InvalidInputError",
     "MemoryConfig", "MemoryHit", "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion",
     "NotFoundError", "PermissionDeniedError", "RankingConfig", "ReconcileReport", "StoreClosedError",
     "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__",

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory_core import BundleError, MemoryConfig, MemoryProvider
+from hermes_memory_core import BundleError, MemoryProvider
 from hermes_memory_core.portability import BUNDLE_FILES, verify_bundle
+from tests.conftest import ADMIN, make_config
 
 QUERIES = ["Which language does the user prefer?", "咖啡", "where does the user live", "marathon"]
 
@@ -40,7 +41,7 @@ def test_bundle_layout_and_manifest(bundle: Path, mem: MemoryProvider) -> None:
 
 
 def test_restore_answers_the_same(bundle: Path, mem: MemoryProvider, embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    with MemoryProvider.restore(bundle, MemoryConfig(data_dir=tmp_path / "elsewhere"), embedder=embedder) as other:
+    with MemoryProvider.restore(bundle, make_config(tmp_path / "elsewhere"), embedder=embedder, caller=ADMIN) as other:
         for user in ("u1", "u2"):
             for q in QUERIES:
                 a = [(h.id, round(h.score, 6)) for h in mem.search(q, user_id=user, top_k=5)]
@@ -52,8 +53,8 @@ def test_restore_answers_the_same(bundle: Path, mem: MemoryProvider, embedder, t
 
 
 def test_restore_into_qdrant_client_backend(bundle: Path, mem: MemoryProvider, embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    cfg = MemoryConfig(data_dir=tmp_path / "srv", vector_backend="qdrant", qdrant_url=":memory:")
-    with MemoryProvider.restore(bundle, cfg, embedder=embedder) as other:
+    cfg = make_config(tmp_path / "srv", vector_backend="qdrant", qdrant_url=":memory:")
+    with MemoryProvider.restore(bundle, cfg, embedder=embedder, caller=ADMIN) as other:
         for q in QUERIES:
             assert [h.id for h in mem.search(q, user_id="u1")] == [h.id for h in other.search(q, user_id="u1")]
 
@@ -67,7 +68,7 @@ def _copy(bundle: Path, tmp_path: Path) -> Path:
 def _assert_rejected_and_untouched(bundle: Path, tmp_path: Path, embedder, match: str) -> None:  # type: ignore[no-untyped-def]
     target = tmp_path / "target"
     with pytest.raises(BundleError, match=match):
-        MemoryProvider.restore(bundle, MemoryConfig(data_dir=target), embedder=embedder)
+        MemoryProvider.restore(bundle, make_config(target), embedder=embedder)
     assert not target.exists() or not any(target.iterdir())
 
 
@@ -132,13 +133,13 @@ def test_no_manifest_means_half_written(bundle: Path, tmp_path: Path, embedder) 
 
 def test_non_empty_target_needs_overwrite(bundle: Path, mem: MemoryProvider, embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     target = tmp_path / "busy"
-    with MemoryProvider(MemoryConfig(data_dir=target), embedder=embedder) as other:
+    with MemoryProvider(make_config(target), embedder=embedder) as other:
         other.add("existing data", user_id="x")
     with pytest.raises(BundleError, match="not empty"):
-        MemoryProvider.restore(bundle, MemoryConfig(data_dir=target), embedder=embedder)
-    with MemoryProvider(MemoryConfig(data_dir=target), embedder=embedder) as other:
+        MemoryProvider.restore(bundle, make_config(target), embedder=embedder)
+    with MemoryProvider(make_config(target), embedder=embedder) as other:
         assert other.stats().total_active == 1  # untouched
-    with MemoryProvider.restore(bundle, MemoryConfig(data_dir=target), overwrite=True, embedder=embedder) as other:
+    with MemoryProvider.restore(bundle, make_config(target), overwrite=True, embedder=embedder) as other:
         assert other.stats().total_active == 4 and other.stats().by_user.get("x") is None
 
 

@@ -1,0 +1,18 @@
+"""Trust: PII redaction, encryption at rest, permissions and the memory-injection defense."""
+
+from hermes_memory_core.trust.encryption import ContentCipher, generate_key
+from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
+from hermes_memory_core.trust.permissions import ANONYMOUS, LIFECYCLE, Caller
+from hermes_memory_core.trust.redaction import RedactionResult, Redactor
+
+__all__ = [
+    "ANONYMOUS",
+    "LIFECYCLE",
+    "Caller",
+    "ContentCipher",
+    "RedactionResult",
+    "Redactor",
+    "WriteVerdict",
+    "check_memory_write",
+    "generate_key",
+]
