@@ -97,7 +97,7 @@ def rss_mb() -> float:
         return float("nan")
 
 
-def run(n: int, users: int, model: str, sample: int, rounds: int) -> list[list[Any]]:
+def run(n: int, users: int, model: str, sample: int, rounds: int, optimize: bool = True) -> list[list[Any]]:
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
     from hermes_memory_core.storage.vectors import VectorFilter
@@ -129,6 +129,13 @@ def run(n: int, users: int, model: str, sample: int, rounds: int) -> list[list[A
                 mem.add_many(items[sample:], on_progress=lambda d, _t: progress.update(d))
             fill_rate = (n - sample) / max(time.perf_counter() - t0, 1e-9)
         rows.append([n, "add_many storage only (filler vectors)", f"{fill_rate:.0f}/s", "", ""])
+        optimize_s = 0.0
+        if optimize:
+            with MemoryProvider(cfg, embedder=real) as mem:
+                t0 = time.perf_counter()
+                mem.optimize()
+                optimize_s = time.perf_counter() - t0
+            rows.append([n, "optimize() after the bulk load", f"{optimize_s:.1f} s", "", ""])
         queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}") for i in range(rounds)]
         embed_times, qvecs = [], {}
         for q in queries:
@@ -165,10 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedding-model", default="multilingual-e5-small")
     parser.add_argument("--sample", type=int, default=1000, help="texts embedded by the real model per size")
     parser.add_argument("--rounds", type=int, default=200, help="search queries timed per size")
+    parser.add_argument("--no-optimize", action="store_true", help="time searches without optimize() first")
     args = parser.parse_args(argv)
     rows: list[list[Any]] = []
     for n in [int(x) for x in args.n.split(",")]:
-        rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds))
+        rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds, not args.no_optimize))
     print_table(["N", "measure", "hermes", "raw", "ratio"], rows)
     return 0
 

@@ -96,6 +96,9 @@ class QdrantClientVectorStore:
     def flush(self) -> None:
         """Server writes are acknowledged durable (``wait=True``); nothing to do."""
 
+    def optimize(self) -> None:
+        """A Qdrant server optimizes by itself; local mode has no indexes."""
+
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         if not points:
             return

@@ -99,6 +99,11 @@ class EdgeVectorStore:
         with self._lock:
             self._need().flush()
 
+    def optimize(self) -> None:
+        """Run the engine's optimizers (builds HNSW once the data is large enough)."""
+        with self._lock:
+            self._need().optimize()
+
     # ----------------------------------------------------------------- writes
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         if not points:

@@ -94,5 +94,8 @@ class VectorStore(Protocol):
     def flush(self) -> None:
         """Make acknowledged writes durable."""
 
+    def optimize(self) -> None:
+        """Build or merge indexes after large imports (a no-op where the engine does it by itself)."""
+
     def close(self) -> None:
         """Release files, locks and connections. Idempotent."""

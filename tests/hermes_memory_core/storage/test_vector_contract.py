@@ -175,3 +175,11 @@ def test_set_payload_changes_filters_not_vectors(store: VectorStore) -> None:
     hit = store.search(_vec(1, 0), 5, VectorFilter("u1", memory_types=("short_term",)))
     assert hit[0][0] == p.id and hit[0][1] == pytest.approx(1.0, abs=1e-5)
     store.set_payload([], {"memory_type": "x"})  # nothing to do
+
+
+def test_optimize_keeps_results(store: VectorStore) -> None:
+    pts = [_pt(_vec(1, i * 0.1)) for i in range(20)]
+    store.upsert(pts)
+    before = store.search(_vec(1, 0), 5, VectorFilter("u1"))
+    store.optimize()
+    assert store.search(_vec(1, 0), 5, VectorFilter("u1")) == before
