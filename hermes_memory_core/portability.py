@@ -53,8 +53,31 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
-    """Write the bundle of ``provider`` to ``target`` (which must not exist or be an empty folder)."""
+_USER_TABLES = ("memory_entries", "memory_access_log", "sessions", "session_messages", "session_summaries",
+                "promotion_queue")
+
+
+def _keep_only_user(path: Path, user_id: str) -> None:
+    """Strip every other user's data from a bundle's SQLite copy, then VACUUM so no deleted byte remains."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")
+        conn.execute("BEGIN")
+        for table in _USER_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE user_id != ?", (user_id,))
+        conn.execute("DELETE FROM memory_fts WHERE rowid NOT IN (SELECT doc FROM memory_keyword_docs)")
+        conn.execute("COMMIT")
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
+def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = None) -> dict[str, Any]:
+    """Write the bundle of ``provider`` to ``target`` (which must not exist or be an empty folder).
+
+    With ``user_id`` the bundle holds that user's memories only (a per-user data export).
+    """
     target = Path(target)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise BundleError(f"export target {target} exists and is not an empty folder")
@@ -62,6 +85,8 @@ def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
         provider.metadata.backup_to(staging / "metadata.sqlite")
+        if user_id is not None:
+            _keep_only_user(staging / "metadata.sqlite", user_id)
         count = 0
         dim = provider.config.vector_dim
         with (staging / "points.jsonl").open("w", encoding="utf-8") as points_fh, (staging / "vectors.raw").open(
@@ -69,13 +94,15 @@ def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
         ) as raw_fh:
             for batch in provider.vectors.iter_points(batch_size=2000, with_vectors=True):
                 for p in batch:
+                    if user_id is not None and p.payload.get("user_id") != user_id:
+                        continue
                     points_fh.write(json.dumps({"id": p.id, "payload": p.payload}, ensure_ascii=False) + "\n")
                     raw_fh.write(np.asarray(p.vector, dtype=np.float32).reshape(dim).tobytes())
                     count += 1
         raw = np.fromfile(staging / "vectors.raw", dtype=np.float32).reshape(count, dim)
         np.save(staging / "vectors.npy", raw, allow_pickle=False)
         (staging / "vectors.raw").unlink()
-        stats = provider.metadata.counts()
+        stats = _counts(staging / "metadata.sqlite")
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -84,12 +111,8 @@ def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
             "vector_dim": dim,
             "collection": provider.config.collection,
             "embedding_model": provider.embedder.model_id,
-            "counts": {
-                "memories_active": sum(stats["by_type"].values()),
-                "memories_deleted": stats["deleted"],
-                "versions": stats["versions"],
-                "points": count,
-            },
+            "user_id": user_id,
+            "counts": {**stats, "points": count},
             "files": {
                 name: {"sha256": _sha256(staging / name), "bytes": (staging / name).stat().st_size}
                 for name in BUNDLE_FILES
@@ -106,6 +129,18 @@ def export_bundle(provider: MemoryProvider, target: Path) -> dict[str, Any]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _counts(path: Path) -> dict[str, int]:
+    conn = sqlite3.connect(str(path))
+    try:
+        active, deleted = conn.execute(
+            "SELECT coalesce(sum(is_active = 1), 0), coalesce(sum(is_active = 0), 0) FROM memory_entries"
+        ).fetchone()
+        versions = conn.execute("SELECT count(*) FROM memory_versions").fetchone()[0]
+    finally:
+        conn.close()
+    return {"memories_active": int(active), "memories_deleted": int(deleted), "versions": int(versions)}
 
 
 def verify_bundle(bundle: Path, vector_dim: int | None = None, embedding_model: str | None = None) -> dict[str, Any]:

@@ -490,6 +490,9 @@ class MemoryProvider:
                     raise ConsistencyError(f"{exc} ({len(ids)} earlier memories were stored: {ids[:3]}...)") from exc
                 raise
             ids.extend(r.id for r in chunk)
+            for r in chunk:
+                if r.memory_type is MemoryType.PERMANENT:
+                    self.metadata.log(r.id, r.user_id, "permanent_write", now, who.name)
             if on_progress is not None:
                 on_progress(len(ids), len(records))
         return ids
@@ -604,6 +607,9 @@ class MemoryProvider:
         """
         self._need_open()
         text = v.check_text(query, "query")
+        if len(text) > self.config.max_content_chars:
+            raise InvalidInputError(f"query has {len(text)} characters; the limit (max_content_chars) is "
+                                    f"{self.config.max_content_chars}")
         uid = v.check_user_id(user_id)
         k = v.check_top_k(top_k)
         types = v.check_memory_types(memory_types)
@@ -735,8 +741,12 @@ class MemoryProvider:
         )
 
     # ------------------------------------------------------------------ portability
-    def export(self, path: str | os.PathLike[str], *, caller: Caller | None = None) -> dict[str, Any]:
+    def export(
+        self, path: str | os.PathLike[str], *, user_id: str | None = None, caller: Caller | None = None
+    ) -> dict[str, Any]:
         """Write a self-contained bundle (SQLite copy, vectors, manifest with checksums) to a new folder.
+
+        With ``user_id`` only that user's memories, versions, sessions and access log go into the bundle.
 
         Returns:
             The manifest.
@@ -750,7 +760,7 @@ class MemoryProvider:
         with self._write_lock:
             self._flush_access()
             self.vectors.flush()
-            return export_bundle(self, Path(path))
+            return export_bundle(self, Path(path), None if user_id is None else v.check_user_id(user_id))
 
     @classmethod
     def restore(

@@ -39,8 +39,8 @@ _PRIVILEGE = re.compile(
     r"(?:admin(?:istrator)?|vip|premium|root|super ?user|owner|moderator|verified|gold|platinum|staff|employee|developer|privileged)\b"
     r"|\b(?:admin|root|superuser|vip|premium)\s+(?:access|rights|privileges?|status|account|user|member)\b"
     r"|\bgrant (?:me|my account)\b|\bgive me (?:admin|root|full|unlimited|elevated)\b|\bunlimited (?:credit|access)\b"
-    r"|(?:我是|我的账号是|我的账户是|我的身份是|把我当(?:成|作)?|当我是|我有)(?:一[个名位])?(?:vip|VIP|管理员|超级用户|超级管理员|高级会员|会员|root|员工|内部人员|白金|黄金|最高权限)"
-    r"|最高权限|管理员权限|vip(?:用户|权限|待遇|优先)|VIP(?:用户|权限|待遇|优先)",
+    r"|(?:我是|我的账号是|我的账户是|我的身份是|把我当(?:成|作)?|当我是|我有)\s*(?:一[个名位])?\s*(?:vip|管理员|超级用户|超级管理员|高级会员|会员|root|员工|内部人员|白金|黄金|最高权限)"
+    r"|最高权限|管理员权限|vip\s*(?:用户|权限|待遇|优先|会员)",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|mine|me)\b|我")

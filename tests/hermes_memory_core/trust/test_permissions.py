@@ -1,0 +1,60 @@
+"""Permanent memory needs a caller with permission; denied by default; every access logged."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_memory_core import Caller, MemoryProvider, PermissionDeniedError
+
+READER = Caller("support-bot", read_permanent=True)
+
+
+@pytest.fixture
+def anon(config, embedder):  # type: ignore[no-untyped-def]
+    with MemoryProvider(config, embedder=embedder) as mem:  # no caller: anonymous
+        yield mem
+
+
+def test_denied_by_default(anon: MemoryProvider) -> None:
+    admin = Caller.admin("setup")
+    fact = anon.add("The user is allergic to peanuts", user_id="u", memory_type="permanent", caller=admin)
+    pref = anon.add("The user likes peanuts in salads", user_id="u")
+    with pytest.raises(PermissionDeniedError):
+        anon.add("I am allergic to cats", user_id="u", memory_type="permanent")
+    with pytest.raises(PermissionDeniedError):
+        anon.get(fact)
+    with pytest.raises(PermissionDeniedError):
+        anon.history(fact)
+    with pytest.raises(PermissionDeniedError):
+        anon.update(fact, "changed")
+    with pytest.raises(PermissionDeniedError):
+        anon.delete(fact)
+    with pytest.raises(PermissionDeniedError):
+        anon.search("peanuts", user_id="u", memory_types=["permanent"])
+    assert [h.id for h in anon.search("peanuts allergy", user_id="u", top_k=10)] == [pref]  # invisible, no error
+    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="u"))
+    with pytest.raises(PermissionDeniedError):
+        anon.export(anon.data_dir.parent / "b")
+    assert anon.get(fact, caller=admin).version == 1  # nothing was changed
+    actions = [(a, d) for a, _at, d in anon.metadata.access_log(fact)]
+    assert actions.count(("permanent_denied", "anonymous")) == 4  # get, history, update, delete
+    assert ("permanent_write", "setup") in actions and ("permanent_read", "setup") in actions
+
+
+def test_read_only_caller(anon: MemoryProvider) -> None:
+    fact = anon.add("用户对青霉素过敏", user_id="u", memory_type="permanent", caller=Caller.admin("setup"))
+    assert anon.get(fact, caller=READER).content == "用户对青霉素过敏"
+    assert anon.recall("我对什么过敏？", user_id="u", caller=READER)[0].id == fact
+    with pytest.raises(PermissionDeniedError):
+        anon.update(fact, "x", caller=READER)
+    anon.flush()
+    log = anon.metadata.access_log(fact)
+    assert ("permanent_read", "support-bot") in [(a, d) for a, _at, d in log]
+    assert ("search", "support-bot") in [(a, d) for a, _at, d in log]
+    assert ("permanent_denied", "support-bot") in [(a, d) for a, _at, d in log]
+
+
+def test_remember_without_write_permission_keeps_facts_out(anon: MemoryProvider) -> None:
+    res = anon.remember("我对花生过敏", user_id="u", session_id="s")
+    assert res.memory_type.value == "short_term" and "may not write permanent" in res.reason
+    assert anon.remember("我对花生过敏", user_id="u", caller=Caller.admin("app")).memory_type.value == "permanent"
