@@ -135,8 +135,8 @@ class Redactor:
         out = sub("phone", _INTL_PHONE, out, lambda s: 8 <= len(re.sub(r"\D", "", s)) <= 15)
         out = sub("phone", _NATIONAL_PHONE, out)
         out = sub("phone", _CN_LANDLINE, out)
-        out = sub("ip", _IPV4, out, _is_ipv4)
-        out = sub("ip", _IPV6, out, _is_ipv6)
+        out = sub("ip", _IPV4, out, _is_ip)
+        out = sub("ip", _IPV6, out, _is_ip)
         if "address" in self.kinds:
             out = _CN_ADDRESS.sub(lambda m: _cn_address(m, found), out)
         out = sub("address", _EN_ADDRESS, out)
@@ -155,17 +155,9 @@ def _cn_address(m: re.Match[str], found: dict[str, int]) -> str:
     return text[:lead] + _PLACEHOLDER["address"]
 
 
-def _is_ipv4(s: str) -> bool:
+def _is_ip(s: str) -> bool:
     try:
-        ipaddress.IPv4Address(s)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_ipv6(s: str) -> bool:
-    try:
-        ipaddress.IPv6Address(s)
+        ipaddress.ip_address(s)
     except ValueError:
         return False
     return True
