@@ -11,6 +11,10 @@ For each N it reports:
   search), and the part of search that is not the query embedding (measured with the query vector precomputed);
 - RSS and bytes on disk.
 
+Two corpora: ``templates`` (generated sentences over a ~40-word vocabulary: every query term matches ~10% of all
+memories, a worst case for the keyword leg) and ``locomo`` (natural conversation turns: pairs of LoCoMo turns,
+read from ``--data``, with LoCoMo questions as queries; the data stays outside the package).
+
 Embedding N = 100k texts with a CPU model takes longer than this machine allows, so only ``--sample`` texts are
 embedded by the model; the other memories are filled in through the same public ``add_many`` with vectors
 that are real sample embeddings plus small Gaussian noise (labelled "filler" below). Search timings use real
@@ -43,6 +47,17 @@ QUERIES = [
     "What is the user learning?", "哪些人喜欢爬山？", "What did the client buy?", "用户的爱好是什么？",
     "Does anyone avoid coffee?", "who plays chess", "投资",
 ]
+
+
+def locomo_corpus(path: str, n: int, seed: int = 7) -> tuple[list[str], list[str]]:
+    """``n`` natural texts (two LoCoMo turns each) and the LoCoMo questions, for a realistic vocabulary."""
+    from benchmarks.locomo import load_conversations
+
+    convs = load_conversations(path, list(range(10)))
+    turns = [t.content for c in convs for t in c.turns]
+    questions = [q.question for c in convs for q in c.questions]
+    rnd = random.Random(seed)
+    return [f"{rnd.choice(turns)} {rnd.choice(turns)}" for _ in range(n)], questions
 
 
 def make_texts(n: int, seed: int = 7) -> list[str]:
@@ -97,13 +112,21 @@ def rss_mb() -> float:
         return float("nan")
 
 
-def run(n: int, users: int, model: str, sample: int, rounds: int, optimize: bool = True) -> list[list[Any]]:
+def run(
+    n: int, users: int, model: str, sample: int, rounds: int, optimize: bool = True, corpus: str = "templates",
+    data: str | None = None,
+) -> list[list[Any]]:
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
     from hermes_memory_core.storage.vectors import VectorFilter
 
     real = load_embedder(model)
-    texts = make_texts(n)
+    if corpus == "locomo":
+        if not data:
+            raise SystemExit("--corpus locomo needs --data PATH/locomo10.json")
+        texts, query_pool = locomo_corpus(data, n)
+    else:
+        texts, query_pool = make_texts(n), QUERIES
     sample = min(sample, n)
     rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory(prefix="hermes-scale-") as tmp:
@@ -119,6 +142,7 @@ def run(n: int, users: int, model: str, sample: int, rounds: int, optimize: bool
             t0 = time.perf_counter()
             mem.add_many(items[:sample])
             add_rate = sample / (time.perf_counter() - t0)
+        rows.append([n, f"corpus: {corpus}", "", "", ""])
         rows.append([n, "add_many (embedded sample)", f"{add_rate:.1f}/s", f"{raw_rate:.1f}/s raw embed", f"{add_rate / raw_rate:.2f}"])
         filler = FillerEmbedder(real, sample_vecs)
         with MemoryProvider(cfg, embedder=filler) as mem:
@@ -136,7 +160,7 @@ def run(n: int, users: int, model: str, sample: int, rounds: int, optimize: bool
                 mem.optimize()
                 optimize_s = time.perf_counter() - t0
             rows.append([n, "optimize() after the bulk load", f"{optimize_s:.1f} s", "", ""])
-        queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}") for i in range(rounds)]
+        queries = [query_pool[i % len(query_pool)] + ("" if i < len(query_pool) else f" #{i}") for i in range(rounds)]
         embed_times, qvecs = [], {}
         for q in queries:
             t0 = time.perf_counter()
@@ -173,10 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=1000, help="texts embedded by the real model per size")
     parser.add_argument("--rounds", type=int, default=200, help="search queries timed per size")
     parser.add_argument("--no-optimize", action="store_true", help="time searches without optimize() first")
+    parser.add_argument("--corpus", choices=["templates", "locomo"], default="templates",
+                        help="generated template sentences (worst case for BM25) or natural LoCoMo turns")
+    parser.add_argument("--data", default=None, help="locomo10.json, for --corpus locomo")
     args = parser.parse_args(argv)
     rows: list[list[Any]] = []
     for n in [int(x) for x in args.n.split(",")]:
-        rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds, not args.no_optimize))
+        rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds, not args.no_optimize,
+                        args.corpus, args.data))
     print_table(["N", "measure", "hermes", "raw", "ratio"], rows)
     return 0
 

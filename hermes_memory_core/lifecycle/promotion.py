@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hermes_memory_core.lifecycle.classifier import Classification, LLMClassifier, RuleClassifier
@@ -19,7 +19,7 @@ from hermes_memory_core.short_term.store import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer
 from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
-from hermes_memory_core.types import MemoryType
+from hermes_memory_core.types import MemoryItem, MemoryType
 
 if TYPE_CHECKING:
     from hermes_memory_core.provider import MemoryProvider
@@ -83,8 +83,18 @@ def compact_session(provider: MemoryProvider, user_id: str, session_id: str, llm
     return appended
 
 
+@dataclass(slots=True)
+class _Plan:
+    """What one piece of content will become: a result to report and, for writes, the item to store."""
+
+    result: RememberResult
+    item: MemoryItem | None = None
+    supersede: str | None = None  # id of the permanent fact this one replaces
+
+
 def promote_queued(provider: MemoryProvider, llm_for: Any) -> int:
-    """Classify and store everything in the promotion queue. Returns how many entries were processed."""
+    """Classify everything in the promotion queue and store it, embedding each batch's new memories together
+    (one ``add_many``). Returns how many entries were processed."""
     done = 0
     while True:
         batch = provider.sessions.queued()
@@ -92,13 +102,20 @@ def promote_queued(provider: MemoryProvider, llm_for: Any) -> int:
             return done
         finished: list[int] = []
         failed: list[int] = []
+        planned: list[tuple[int, _Plan]] = []
         for entry_id, user_id, session_id, content, _attempts in batch:
             try:
-                remember(provider, content, user_id=user_id, session_id=session_id, llm=llm_for(user_id, session_id),
-                         source="user", caller=LIFECYCLE, origin="evicted_turn")
-                finished.append(entry_id)
+                classifier = classifier_for(llm_for(user_id, session_id), provider.config.llm_timeout_seconds)
+                planned.append((entry_id, plan_write(provider, content, classifier.classify(content), classifier,
+                                                     user_id=user_id, session_id=session_id, source="user",
+                                                     caller=LIFECYCLE, origin="evicted_turn")))
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
                 failed.append(entry_id)
+        try:
+            apply_plans(provider, [p for _e, p in planned], LIFECYCLE)
+            finished.extend(e for e, _p in planned)
+        except Exception:  # noqa: BLE001
+            failed.extend(e for e, _p in planned)
         provider.sessions.dequeue(finished)
         if failed:
             provider.sessions.retry_later(failed, MAX_ATTEMPTS)
@@ -118,12 +135,12 @@ def remember(
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, provider.config.llm_timeout_seconds)
-    decision: Classification = classifier.classify(content)
-    return store_decision(provider, content, decision, classifier, user_id=user_id, session_id=session_id,
-                          source=source, caller=caller, origin=origin)
+    plan = plan_write(provider, content, classifier.classify(content), classifier, user_id=user_id,
+                      session_id=session_id, source=source, caller=caller, origin=origin)
+    return apply_plans(provider, [plan], caller)[0]
 
 
-def store_decision(
+def plan_write(
     provider: MemoryProvider,
     content: str,
     decision: Classification,
@@ -134,39 +151,53 @@ def store_decision(
     source: str,
     caller: Caller,
     origin: str,
-) -> RememberResult:
+) -> _Plan:
+    """Apply the injection guard and the caller's permission to a classification; decide what to store."""
     tier = decision.memory_type
     reason = decision.reason
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
-        return RememberResult(None, tier, verdict.reason, "rejected")
+        return _Plan(RememberResult(None, tier, verdict.reason, "rejected"))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
     if tier is MemoryType.PERMANENT and not caller.write_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"caller {caller.name!r} may not write permanent memories"
-    decision = Classification(tier, reason, decision.key)
-    meta: dict[str, Any] = {"source": origin if source == "user" else source, "reason": decision.reason}
+    meta: dict[str, Any] = {"source": origin if source == "user" else source, "reason": reason}
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
-            return RememberResult(None, tier, decision.reason, "skipped")
-        mid = provider.add(content, user_id=user_id, session_id=session_id, memory_type=tier,
-                           importance=IMPORTANCE[tier], metadata=meta)
-        return RememberResult(mid, tier, decision.reason, "added", content)
-    if tier is MemoryType.LONG_TERM:
+            return _Plan(RememberResult(None, tier, reason, "skipped"))
+        text = content
+    else:
         text = classifier.normalize(content)
         if decision.key:
             meta["fact_key"] = decision.key
-        mid = provider.add(text, user_id=user_id, session_id=session_id, memory_type=tier,
-                           importance=IMPORTANCE[tier], metadata=meta)
-        return RememberResult(mid, tier, decision.reason, "added", text)
-    text = classifier.normalize(content)
-    if decision.key:
-        meta["fact_key"] = decision.key
-        current = provider.metadata.find_current_fact(user_id, decision.key)
+    item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
+                      importance=IMPORTANCE[tier], metadata=meta)
+    supersede = None
+    if tier is MemoryType.PERMANENT and decision.key:
+        supersede = provider.metadata.find_current_fact(user_id, decision.key)
+    return _Plan(RememberResult(None, tier, reason, "added", text), item, supersede)
+
+
+def apply_plans(provider: MemoryProvider, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
+    """Store planned writes: short- and long-term ones in one ``add_many`` (one embedding batch); permanent facts
+    one at a time, so a later fact with the same topic key supersedes an earlier one even within a batch."""
+    results = [p.result for p in plans]
+    batch = [i for i, p in enumerate(plans) if p.item is not None and p.item.memory_type is not MemoryType.PERMANENT]
+    if batch:
+        ids = provider.add_many([plans[i].item for i in batch], caller=caller)  # type: ignore[misc]
+        for i, mid in zip(batch, ids, strict=True):
+            results[i] = replace(results[i], id=mid)
+    for i, p in enumerate(plans):
+        if p.item is None or p.item.memory_type is not MemoryType.PERMANENT:
+            continue
+        key = p.item.metadata.get("fact_key") if p.item.metadata else None
+        current = provider.metadata.find_current_fact(p.item.user_id, key) if key else None
         if current is not None:
-            provider.update(current, text, version_note=f"superseded: {decision.reason}", user_id=user_id,
-                            caller=caller)
-            return RememberResult(current, tier, decision.reason, "versioned", text)
-    mid = provider.add(text, user_id=user_id, session_id=session_id, memory_type=tier,
-                       importance=IMPORTANCE[tier], metadata=meta, caller=caller)
-    return RememberResult(mid, tier, decision.reason, "added", text)
+            provider.update(current, p.item.content, version_note=f"superseded: {p.result.reason}",
+                            user_id=p.item.user_id, caller=caller)
+            results[i] = replace(results[i], id=current, action="versioned")
+        else:
+            mid = provider.add_many([p.item], caller=caller)[0]
+            results[i] = replace(results[i], id=mid)
+    return results

@@ -117,3 +117,30 @@ async def test_async_remember_and_recall(mem: MemoryProvider) -> None:
     assert res.memory_type is MemoryType.LONG_TERM
     assert (await mem.arecall("what does the user drink?", user_id="u"))[0].id == res.id
     assert (await mem.arecall("thanks!", user_id="u")) == []
+
+
+def test_promotion_embeds_a_batch_together(config, embedder) -> None:  # type: ignore[no-untyped-def]
+    """Evicted turns are classified one by one but embedded together (one call for the batch)."""
+
+    class CountingEmbedder:  # wraps the real model, counts calls
+        def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+            self.inner, self.model_id, self.dim, self.calls = inner, inner.model_id, inner.dim, []
+
+        def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+            self.calls.append(len(texts))
+            return self.inner.embed_documents(texts)
+
+        def embed_query(self, text):  # type: ignore[no-untyped-def]
+            return self.inner.embed_query(text)
+
+    counting = CountingEmbedder(embedder)
+    with MemoryProvider(config, embedder=counting) as mem:
+        s = mem.session("u", "s")
+        prefs = ["I usually run in the morning", "I love jazz records", "I prefer tea", "I hate long meetings"]
+        for text in prefs:
+            s.add_messages([("user", text), ("assistant", "noted")])
+        for i in range(9):
+            s.add_messages([("user", f"step {i}"), ("assistant", "ok")])
+        s.flush()
+        assert counting.calls == [4]  # the four evicted preferences, one embedding batch
+        assert mem.stats().by_type["long_term"] == 4
