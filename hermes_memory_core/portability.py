@@ -30,6 +30,7 @@ import numpy as np
 from hermes_memory_core import __version__
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.errors import BundleError, HermesMemoryError
+from hermes_memory_core.storage.migrations import KEYWORD_SHARDS, fts_table
 from hermes_memory_core.storage.vectors import VectorPoint
 
 if TYPE_CHECKING:
@@ -66,7 +67,10 @@ def _keep_only_user(path: Path, user_id: str) -> None:
         conn.execute("BEGIN")
         for table in _USER_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE user_id != ?", (user_id,))
-        conn.execute("DELETE FROM memory_fts WHERE rowid NOT IN (SELECT doc FROM memory_keyword_docs)")
+        for shard in range(KEYWORD_SHARDS):
+            conn.execute(
+                f"DELETE FROM {fts_table(shard)} WHERE rowid NOT IN (SELECT doc FROM memory_keyword_docs)"
+            )
         conn.execute("COMMIT")
         conn.execute("VACUUM")
     finally:

@@ -10,7 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-__all__ = ["MIGRATIONS", "applied", "apply_pending", "pending"]
+__all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_table", "pending"]
 
 
 def m001_initial(conn: sqlite3.Connection) -> None:
@@ -75,21 +75,36 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-def m002_keyword_index(conn: sqlite3.Connection) -> None:
-    """FTS5 keyword index over pre-tokenized text (Chinese characters and bigrams, stemmed English).
+#: The keyword index is split into this many FTS5 tables by a hash of the user id, so a query walks the posting
+#: lists of its own shard only (about 1/16 of a large multi-user store).
+KEYWORD_SHARDS = 16
 
-    ``memory_keyword_docs`` gives each memory a stable integer document number (the FTS rowid), so the index
-    survives VACUUM and a row can be replaced without scanning the index.
+
+def fts_table(shard: int) -> str:
+    """Name of one keyword-index shard (an identifier we generate, never user data)."""
+    if not 0 <= shard < KEYWORD_SHARDS:
+        raise ValueError(f"no keyword shard {shard}")
+    return f"memory_fts_{shard:02d}"
+
+
+def m002_keyword_index(conn: sqlite3.Connection) -> None:
+    """FTS5 keyword index over pre-tokenized text (Chinese characters and bigrams, stemmed English), in
+    ``KEYWORD_SHARDS`` tables chosen by user.
+
+    ``memory_keyword_docs`` gives each memory a stable integer document number (the FTS rowid) and its shard, so the
+    index survives VACUUM and a row can be replaced without scanning the index.
     """
     conn.executescript(
         """
         CREATE TABLE memory_keyword_docs (
             doc       INTEGER PRIMARY KEY AUTOINCREMENT,
-            memory_id TEXT NOT NULL UNIQUE REFERENCES memory_entries(id) ON DELETE CASCADE
+            memory_id TEXT NOT NULL UNIQUE REFERENCES memory_entries(id) ON DELETE CASCADE,
+            shard     INTEGER NOT NULL
         );
-        CREATE VIRTUAL TABLE memory_fts USING fts5(user_key, tokens, tokenize = 'unicode61');
         """
     )
+    for shard in range(KEYWORD_SHARDS):
+        conn.execute(f"CREATE VIRTUAL TABLE {fts_table(shard)} USING fts5(user_key, tokens, tokenize = 'unicode61')")
 
 
 def m003_sessions(conn: sqlite3.Connection) -> None:

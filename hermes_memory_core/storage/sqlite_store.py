@@ -36,6 +36,11 @@ _COLUMNS = (
 )
 
 
+def keyword_shard(user_id: str) -> int:
+    """The keyword-index shard that holds this user's documents."""
+    return int(hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16) % migrations.KEYWORD_SHARDS
+
+
 def user_key(user_id: str) -> str:
     """The keyword-index token that scopes a document to its user (safe inside an FTS5 query)."""
     return "u" + hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:20]
@@ -214,21 +219,25 @@ class SQLiteMetadataStore:
             )
 
     def _index_keywords(self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
-        row = conn.execute("SELECT doc FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
+        shard = keyword_shard(user_id)
+        row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is None:
-            doc = conn.execute("INSERT INTO memory_keyword_docs (memory_id) VALUES (?)", (memory_id,)).lastrowid
+            doc = conn.execute(
+                "INSERT INTO memory_keyword_docs (memory_id, shard) VALUES (?, ?)", (memory_id, shard)
+            ).lastrowid
         else:
             doc = row[0]
-            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (doc,))
+            conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (doc,))
+            conn.execute("UPDATE memory_keyword_docs SET shard = ? WHERE doc = ?", (shard, doc))
         conn.execute(
-            "INSERT INTO memory_fts (rowid, user_key, tokens) VALUES (?, ?, ?)",
+            f"INSERT INTO {migrations.fts_table(shard)} (rowid, user_key, tokens) VALUES (?, ?, ?)",
             (doc, user_key(user_id), " ".join(toks)),
         )
 
     def _unindex_keywords(self, conn: sqlite3.Connection, memory_id: str) -> None:
-        row = conn.execute("SELECT doc FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
+        row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is not None:
-            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
+            conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (row[0],))
             conn.execute("DELETE FROM memory_keyword_docs WHERE doc = ?", (row[0],))
 
     def purge(self, ids: Sequence[str]) -> None:
@@ -531,10 +540,11 @@ class SQLiteMetadataStore:
         if self.cipher is not None:
             terms += [self.cipher.token_hash(t) for t in tokens]
         match = _fts_query(user_key(user_id), terms)
+        fts = migrations.fts_table(keyword_shard(user_id))
         conn = self._reader()
         fetch = limit * 3
         ranked = conn.execute(
-            "SELECT rowid, -bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? "
+            f"SELECT rowid, -bm25({fts}, 0.0, 1.0) AS score FROM {fts} WHERE {fts} MATCH ? "
             "ORDER BY score DESC LIMIT ?",
             (match, fetch),
         ).fetchall()
@@ -560,9 +570,9 @@ class SQLiteMetadataStore:
         if len(out) >= limit or len(ranked) < fetch:
             return out[:limit]
         sql = (
-            "SELECT e.id, -bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts "
-            "JOIN memory_keyword_docs d ON d.doc = memory_fts.rowid JOIN memory_entries e ON e.id = d.memory_id "
-            f"WHERE memory_fts MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC LIMIT ?"
+            f"SELECT e.id, -bm25({fts}, 0.0, 1.0) AS score FROM {fts} "
+            f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
+            f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in conn.execute(sql, [match, user_id, *params, limit])]
 
@@ -602,14 +612,17 @@ class SQLiteMetadataStore:
 
     def optimize_keyword_index(self) -> None:
         """Merge the FTS index into one segment (queries on a large index get about twice as fast)."""
-        with self.atomic() as conn:
-            conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+        for shard in range(migrations.KEYWORD_SHARDS):
+            fts = migrations.fts_table(shard)
+            with self.atomic() as conn:
+                conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
 
     def keyword_tokens(self, memory_id: str) -> str | None:
-        row = self._reader().execute(
-            "SELECT f.tokens FROM memory_keyword_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.memory_id = ?",
-            (memory_id,),
-        ).fetchone()
+        conn = self._reader()
+        doc = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
+        if doc is None:
+            return None
+        row = conn.execute(f"SELECT tokens FROM {migrations.fts_table(doc[1])} WHERE rowid = ?", (doc[0],)).fetchone()
         return None if row is None else str(row[0])
 
     def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
