@@ -24,6 +24,7 @@ mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=sys.argv[4]), ca
 def ack(*parts):
     print(" ".join(str(p) for p in parts), flush=True)
 ids = [r.id for b in mem.metadata.iter_active() for r in b]
+ack("READY")
 i = 0
 while True:
     i += 1
@@ -65,13 +66,18 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, emb
             [sys.executable, "-c", WRITER, str(data), mode, str(round_no), TEST_KEY],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(rnd.uniform(1.2, 2.5))  # the child spends ~1 s starting up, then writes
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # blocks until the child's store is open (however slow the machine)
+        assert first.strip() == "READY", (first, proc.stderr.read() if proc.stderr else "")
+        time.sleep(rnd.uniform(0.05, 1.2))  # then kill it at a random point of its writes
         proc.send_signal(signal.SIGKILL)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == -signal.SIGKILL, err[-2000:]
         kills += 1
         for line in out.splitlines():
             kind, *rest = line.split()
+            if kind == "READY":
+                continue
             if kind == "ADD":
                 added.update(rest)
             elif kind == "UPDATE":
