@@ -122,6 +122,7 @@ def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = 
                 for name in BUNDLE_FILES
             },
         }
+        manifest["manifest_sha256"] = _manifest_digest(manifest)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         for name in (*BUNDLE_FILES, MANIFEST):
             with (staging / name).open("rb") as fh:
@@ -133,6 +134,12 @@ def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _manifest_digest(manifest: dict[str, Any]) -> str:
+    """SHA-256 of the manifest's canonical JSON without its own digest: any changed value is detected."""
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _counts(path: Path) -> dict[str, int]:
@@ -192,6 +199,8 @@ def verify_bundle(bundle: Path, vector_dim: int | None = None, embedding_model: 
         raise BundleError(
             f"bundle was embedded with {manifest.get('embedding_model')!r}; the target uses {embedding_model!r}"
         )
+    if manifest.get("manifest_sha256") != _manifest_digest(manifest):
+        raise BundleError(f"{manifest_path} does not match its own sha256 (altered or corrupted manifest)")
     try:
         vectors = np.load(bundle / "vectors.npy", allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError) as exc:

@@ -154,3 +154,9 @@ def test_verify_is_read_only(bundle: Path) -> None:
     before = {p.name: p.read_bytes() for p in bundle.iterdir()}
     verify_bundle(bundle, 384)
     assert before == {p.name: p.read_bytes() for p in bundle.iterdir()}
+
+
+def test_altered_manifest_value_is_refused(bundle: Path, tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    b = _copy(bundle, tmp_path)
+    _edit_manifest(b, hermes_memory_version="9.9.9")  # an informational field: still covered by the digest
+    _assert_rejected_and_untouched(b, tmp_path, embedder, "own sha256")
