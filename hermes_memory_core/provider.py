@@ -498,12 +498,19 @@ class MemoryProvider:
         return ids
 
     def _owned(
-        self, memory_id: Any, user_id: str | None, caller: Caller | None = None, write: bool = False
+        self,
+        memory_id: Any,
+        user_id: str | None,
+        caller: Caller | None = None,
+        write: bool = False,
+        include_inactive: bool = False,
     ) -> MemoryRecord:
+        """The memory with this id, checked against its owner and the caller's permanent-tier permission."""
         mid = v.check_id(memory_id)
-        rec = self.metadata.get(mid)
+        rec = self.metadata.get(mid, include_inactive=include_inactive)
         if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
-            raise NotFoundError(f"no active memory with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
+            what = "memory" if include_inactive else "active memory"
+            raise NotFoundError(f"no {what} with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
         self._require(rec, self._who(caller), write)
         return rec
 
@@ -550,12 +557,8 @@ class MemoryProvider:
     ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self._need_open()
-        mid = v.check_id(memory_id)
-        rec = self.metadata.get(mid, include_inactive=True)
-        if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
-            raise NotFoundError(f"no memory with id {mid}")
-        self._require(rec, self._who(caller), write=False)
-        return self.metadata.versions(mid)
+        rec = self._owned(memory_id, user_id, caller, include_inactive=True)
+        return self.metadata.versions(rec.id)
 
     def delete(
         self, memory_id: str, *, reason: str = "", user_id: str | None = None, caller: Caller | None = None

@@ -85,7 +85,7 @@ class SessionMemory:
             return
         self.provider._need_open()
         self.provider.sessions.append(self.user_id, self.session_id, msgs, self.provider._now())
-        if len(self.provider.sessions.turns(self.user_id, self.session_id)) > self.provider.config.ring_size:
+        if self.provider.sessions.turn_count(self.user_id, self.session_id) > self.provider.config.ring_size:
             self.provider._submit_compaction(self.user_id, self.session_id)
 
     def view(self) -> SessionView:

@@ -84,6 +84,14 @@ class SessionStore:
             )
         return turns
 
+    def turn_count(self, user_id: str, session_id: str) -> int:
+        """Number of unsummarised turns in the buffer (no message is read)."""
+        row = self.db.reader().execute(
+            "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ?",
+            (user_id, session_id),
+        ).fetchone()
+        return int(row[0])
+
     def turns(self, user_id: str, session_id: str) -> list[list[Message]]:
         """Unsummarised turns, oldest first, each a list of its messages."""
         rows = self.db.reader().execute(

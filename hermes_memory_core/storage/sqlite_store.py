@@ -617,14 +617,6 @@ class SQLiteMetadataStore:
             with self.atomic() as conn:
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
 
-    def keyword_tokens(self, memory_id: str) -> str | None:
-        conn = self._reader()
-        doc = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
-        if doc is None:
-            return None
-        row = conn.execute(f"SELECT tokens FROM {migrations.fts_table(doc[1])} WHERE rowid = ?", (doc[0],)).fetchone()
-        return None if row is None else str(row[0])
-
     def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
         """Every active memory, in batches ordered by id."""
         last = ""
@@ -652,9 +644,6 @@ class SQLiteMetadataStore:
                 (now,),
             )
         ]
-
-    def count_active(self) -> int:
-        return int(self._reader().execute("SELECT count(*) FROM memory_entries WHERE is_active = 1").fetchone()[0])
 
     def counts(self) -> dict[str, Any]:
         conn = self._reader()
