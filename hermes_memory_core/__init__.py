@@ -12,6 +12,7 @@ except _metadata.PackageNotFoundError:  # pragma: no cover - running from a sour
 
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.errors import (
+    BackendUnavailableError,
     BundleError,
     ConfigError,
     ConsistencyError,
@@ -65,6 +66,7 @@ __all__ = [
     "PermissionDeniedError",
     "RankingConfig",
     "ReconcileReport",
+    "BackendUnavailableError",
     "StoreClosedError",
     "StoreLockedError",
     "StoreStats",

@@ -116,6 +116,17 @@ class MemoryConfig(_Strict):
         None, description="With vector_backend='qdrant': a server URL (http://host:6333) or ':memory:'."
     )
     qdrant_api_key: SecretStr | None = Field(None, description="API key for a Qdrant server or cluster.")
+    metadata_url: SecretStr | None = Field(
+        None,
+        description="PostgreSQL URL (postgresql://user:password@host:5432/dbname) for the metadata store, shared "
+        "by many processes; None keeps the embedded SQLite file in data_dir.",
+    )
+    metadata_schema: str = Field(
+        "hermes_memory",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="PostgreSQL schema that holds this store's tables (created if missing).",
+    )
+    metadata_pool_size: int = Field(8, ge=2, le=1000, description="Most PostgreSQL connections one process holds.")
     ranking: RankingConfig = Field(default_factory=RankingConfig, description="Hybrid ranking weights.")
     ring_size: int = Field(12, ge=2, le=1000, description="Turns kept verbatim per session (short-term ring buffer).")
     summarize_turns: int = Field(4, ge=1, le=1000, description="Oldest turns summarised when the ring overflows.")
@@ -181,6 +192,10 @@ class MemoryConfig(_Strict):
     def _backend_needs(self) -> MemoryConfig:
         if self.vector_backend == "qdrant" and not self.qdrant_url:
             raise ValueError("vector_backend='qdrant' needs qdrant_url (a server URL or ':memory:')")
+        if self.metadata_url is not None and not self.metadata_url.get_secret_value().startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError("metadata_url must be a postgresql:// URL")
         if self.summarize_turns >= self.ring_size:
             raise ValueError("summarize_turns must be smaller than ring_size")
         return self

@@ -17,6 +17,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      ├── DimensionMismatchError
      ├── ConsistencyError
      ├── StoreLockedError
+     ├── BackendUnavailableError
      ├── StoreClosedError
      ├── BundleError
      ├── EmbeddingError
@@ -27,6 +28,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
 from __future__ import annotations
 
 __all__ = [
+    "BackendUnavailableError",
     "BundleError",
     "ConfigError",
     "ConsistencyError",
@@ -91,6 +93,10 @@ class ConsistencyError(HermesMemoryError):
 
 class StoreLockedError(HermesMemoryError):
     """Another process holds the embedded data directory."""
+
+
+class BackendUnavailableError(HermesMemoryError):
+    """A server the configuration names (PostgreSQL, Qdrant) cannot be reached or refused the connection."""
 
 
 class StoreClosedError(HermesMemoryError):

@@ -15,6 +15,7 @@ against the manifest before it writes anything, so a half-written bundle is neve
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -264,6 +265,8 @@ def restore_bundle(
 
     emb = embedder or load_embedder(config.embedding_model, config.embedding_threads, config.embedding_batch_size)
     manifest = verify_bundle(bundle, config.vector_dim, emb.model_id)
+    if config.metadata_url is not None:
+        return _restore_into_server(cls, bundle, manifest, config, overwrite, emb, vector_store, caller)
     data_dir = Path(config.data_dir)
     if _target_has_data(data_dir):
         if not overwrite:
@@ -276,21 +279,7 @@ def restore_bundle(
     provider: MemoryProvider | None = None
     try:
         provider = cls(config, embedder=emb, vector_store=vector_store, caller=caller)
-        if overwrite and provider.vectors.count():
-            stale = [p.id for batch in provider.vectors.iter_points(with_vectors=False) for p in batch]
-            provider.vectors.delete(stale)
-        vectors = np.load(bundle / "vectors.npy", allow_pickle=False, mmap_mode="r")
-        points = _read_points(bundle / "points.jsonl")
-        for start in range(0, len(points), 1000):
-            provider.vectors.upsert(
-                [
-                    VectorPoint(row["id"], np.asarray(vectors[start + i]), row["payload"])
-                    for i, row in enumerate(points[start : start + 1000])
-                ]
-            )
-        provider.vectors.flush()
-        if provider.vectors.count() != manifest["counts"]["points"]:
-            raise BundleError("the restored vector index does not hold the bundle's points")
+        _load_vectors(provider, bundle, manifest, overwrite)
         return provider
     except BaseException as exc:
         if provider is not None:
@@ -298,6 +287,69 @@ def restore_bundle(
         for name in (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm"):
             (data_dir / name).unlink(missing_ok=True)
         shutil.rmtree(data_dir / VECTORS_DIR, ignore_errors=True)
+        if isinstance(exc, HermesMemoryError):
+            raise
+        raise BundleError(f"restore failed and was undone: {exc}") from exc
+
+
+def _load_vectors(provider: MemoryProvider, bundle: Path, manifest: dict[str, Any], overwrite: bool) -> None:
+    if overwrite and provider.vectors.count():
+        stale = [p.id for batch in provider.vectors.iter_points(with_vectors=False) for p in batch]
+        provider.vectors.delete(stale)
+    vectors = np.load(bundle / "vectors.npy", allow_pickle=False, mmap_mode="r")
+    points = _read_points(bundle / "points.jsonl")
+    for start in range(0, len(points), 1000):
+        provider.vectors.upsert(
+            [
+                VectorPoint(row["id"], np.asarray(vectors[start + i]), row["payload"])
+                for i, row in enumerate(points[start : start + 1000])
+            ]
+        )
+    provider.vectors.flush()
+    if provider.vectors.count() != manifest["counts"]["points"]:
+        raise BundleError("the restored vector index does not hold the bundle's points")
+
+
+def _restore_into_server(
+    cls: type[MemoryProvider],
+    bundle: Path,
+    manifest: dict[str, Any],
+    config: MemoryConfig,
+    overwrite: bool,
+    emb: Embedder,
+    vector_store: VectorStore | None,
+    caller: Any,
+) -> MemoryProvider:
+    """Restore into a PostgreSQL metadata store: the bundle's rows are copied in one transaction, the keyword
+    index is rebuilt under the store's key, then the vectors are loaded."""
+    from hermes_memory_core.provider import build_metadata_store
+    from hermes_memory_core.retrieval.tokenizer import tokenize
+
+    probe = build_metadata_store(config)
+    probe.open()
+    try:
+        if not probe.is_empty() and not overwrite:
+            raise BundleError(
+                f"restore target {probe.location} is not empty; pass overwrite=True to replace its store"
+            )
+        probe.clear()  # type: ignore[attr-defined]
+    finally:
+        probe.close()
+    provider: MemoryProvider | None = None
+    try:
+        provider = cls(config, embedder=emb, vector_store=vector_store, caller=caller)
+        provider.metadata.load_bundle(bundle / "metadata.sqlite")  # type: ignore[attr-defined]
+        provider.metadata.cipher = None
+        provider._check_store_identity()
+        provider._load_cipher()
+        provider.metadata.repair_keyword_index(tokenize)
+        _load_vectors(provider, bundle, manifest, overwrite)
+        return provider
+    except BaseException as exc:
+        if provider is not None:
+            with contextlib.suppress(Exception):
+                provider.metadata.clear()  # type: ignore[attr-defined]
+            provider.close()
         if isinstance(exc, HermesMemoryError):
             raise
         raise BundleError(f"restore failed and was undone: {exc}") from exc

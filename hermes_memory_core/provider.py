@@ -44,6 +44,7 @@ from hermes_memory_core.short_term.session import SessionMemory
 from hermes_memory_core.short_term.store import SessionStore
 from hermes_memory_core.short_term.worker import BackgroundWorker
 from hermes_memory_core.storage.lock import DataDirLock
+from hermes_memory_core.storage.sql_common import SQLMetadataStore
 from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, VectorStore
 from hermes_memory_core.trust.encryption import ContentCipher, decode_key, generate_key, read_key_file, write_key_file
@@ -59,7 +60,7 @@ from hermes_memory_core.types import (
     StoreStats,
 )
 
-__all__ = ["MemoryProvider"]
+__all__ = ["MemoryProvider", "build_metadata_store"]
 
 METADATA_FILE = "metadata.sqlite"
 KEY_FILE = "hermes.key"
@@ -78,6 +79,17 @@ def _payload(rec: MemoryRecord) -> dict[str, Any]:
 
 
 _OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
+
+
+def build_metadata_store(config: MemoryConfig) -> SQLMetadataStore:
+    """The configured metadata store, not yet opened: PostgreSQL when ``metadata_url`` is set, else SQLite."""
+    if config.metadata_url is not None:
+        from hermes_memory_core.storage.postgres_store import PostgresMetadataStore
+
+        return PostgresMetadataStore(
+            config.metadata_url.get_secret_value(), config.metadata_schema, config.metadata_pool_size
+        )
+    return SQLiteMetadataStore(Path(config.data_dir) / METADATA_FILE)
 
 
 class MemoryProvider:
@@ -141,7 +153,7 @@ class MemoryProvider:
                 f"vector store {self.vectors.name!r} expects {self.vectors.dim} dimensions but the configuration "
                 f"says vector_dim={self.config.vector_dim}"
             )
-        self.metadata = SQLiteMetadataStore(self.data_dir / METADATA_FILE)
+        self.metadata: SQLMetadataStore = build_metadata_store(self.config)
         self.sessions = SessionStore(self.metadata)
         try:
             if self.config.vector_backend == "edge" and vector_store is None:
@@ -157,6 +169,11 @@ class MemoryProvider:
         self._closed = False
         _OPEN_STORES[self.store_key] = self
         self.resume_background_work()
+
+    @property
+    def location(self) -> str:
+        """Where this store's metadata lives (a file path, or a PostgreSQL URL without password and schema)."""
+        return self.metadata.location
 
     def _build_vector_store(self) -> VectorStore:
         cfg = self.config
@@ -180,12 +197,12 @@ class MemoryProvider:
             return
         if int(stored_dim) != self.config.vector_dim:
             raise DimensionMismatchError(
-                f"the store at {self.data_dir} was built with vector_dim={stored_dim} but the configuration says "
+                f"the store at {self.location} was built with vector_dim={stored_dim} but the configuration says "
                 f"vector_dim={self.config.vector_dim}"
             )
         if stored_model != self.embedder.model_id:
             raise DimensionMismatchError(
-                f"the store at {self.data_dir} was embedded with {stored_model!r}; the configured model is "
+                f"the store at {self.location} was embedded with {stored_model!r}; the configured model is "
                 f"{self.embedder.model_id!r}. Vectors of two models are not comparable: use the original model "
                 "or export and re-import into a new store."
             )
@@ -210,7 +227,7 @@ class MemoryProvider:
         if key is None:
             if check is not None:
                 raise EncryptionKeyError(
-                    f"the store at {self.data_dir} holds encrypted permanent memories but no key is configured: set "
+                    f"the store at {self.location} holds encrypted permanent memories but no key is configured: set "
                     "encryption_key (or HERMES_MEMORY_ENCRYPTION_KEY) or encryption_key_file"
                 )
             return
@@ -222,7 +239,7 @@ class MemoryProvider:
                 pending.replace(self._key_file())
             else:
                 raise EncryptionKeyError(
-                    f"the configured encryption key is not the key of the store at {self.data_dir} (wrong key)"
+                    f"the configured encryption key is not the key of the store at {self.location} (wrong key)"
                 )
         self.metadata.cipher = cipher
 
@@ -326,9 +343,15 @@ class MemoryProvider:
     @property
     def store_key(self) -> str:
         """Identifies this store within the process (the resolved data directory, or the server collection)."""
-        if self.config.vector_backend == "edge":
-            return str(self.data_dir.resolve())
-        return f"{self.config.qdrant_url}#{self.config.collection}@{self.data_dir.resolve()}"
+        vectors = (
+            str(self.data_dir.resolve())
+            if self.config.vector_backend == "edge"
+            else f"{self.config.qdrant_url}#{self.config.collection}"
+        )
+        if self.config.metadata_url is None:
+            meta = str(self.data_dir.resolve())
+            return vectors if meta == vectors else f"{vectors}@{meta}"
+        return f"{vectors}@{self.metadata.location}"
 
     @classmethod
     def open_store(cls, store_key: str) -> MemoryProvider | None:

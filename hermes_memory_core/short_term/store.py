@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.storage.sql_common import SQLMetadataStore
 
 __all__ = ["Message", "SessionStore", "SummaryChunk"]
 
@@ -48,7 +48,7 @@ class SummaryChunk:
 class SessionStore:
     """Session buffers in the metadata database."""
 
-    def __init__(self, metadata: SQLiteMetadataStore) -> None:
+    def __init__(self, metadata: SQLMetadataStore) -> None:
         self.db = metadata
 
     def append(self, user_id: str, session_id: str, messages: Sequence[Message], now: int) -> list[int]:

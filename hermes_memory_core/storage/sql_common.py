@@ -109,9 +109,13 @@ class SQLMetadataStore(ABC):
     def backup_to(self, target: Path) -> None:
         """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""
 
-    @abstractmethod
     def is_empty(self) -> bool:
         """True when the store holds no memory, session or meta row."""
+        conn = self._reader()
+        return all(
+            conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
+            for table in ("memory_entries", "memory_meta", "sessions", "promotion_queue")
+        )
 
     # ------------------------------------------------------------------ meta
     def get_meta(self, key: str) -> str | None:

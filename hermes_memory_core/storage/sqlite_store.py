@@ -63,6 +63,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         self._readers_lock = threading.Lock()
         self._depth = 0
         self._closed = False
+        self.location = str(self.path)
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -138,13 +139,6 @@ class SQLiteMetadataStore(SQLMetadataStore):
 
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
-
-    def is_empty(self) -> bool:
-        conn = self._reader()
-        return all(
-            conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
-            for table in ("memory_entries", "memory_meta", "sessions", "promotion_queue")
-        )
 
     # ------------------------------------------------------------------ keyword index (FTS5)
     def _index_keywords(self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str]) -> None:

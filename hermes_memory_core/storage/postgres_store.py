@@ -1,0 +1,368 @@
+"""Metadata store on PostgreSQL, shared by many processes (server mode).
+
+The same rows, queries and guarantees as the SQLite store (:class:`~hermes_memory_core.storage.sql_common.
+SQLMetadataStore`), through a connection pool. Reads borrow a pooled connection per statement (autocommit, like
+SQLite's readers); writes run in one transaction per call, nested calls as savepoints. Rows a write is about to
+change are locked first (``SELECT … FOR UPDATE``), so writers in different processes never lose an update.
+
+The keyword leg is BM25 computed in SQL over a postings table (user, term → memory, term frequency, document
+length), scoped to one user by the primary key; IDF and average length are the user's own.
+
+Needs the ``postgres`` extra (``psycopg`` and ``psycopg-pool``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from hermes_memory_core.errors import BackendUnavailableError, ConfigError, ConsistencyError
+from hermes_memory_core.storage import postgres_migrations
+from hermes_memory_core.storage.sql_common import SQLMetadataStore
+
+__all__ = ["COPY_TABLES", "PostgresMetadataStore"]
+
+#: Every table of the store in foreign-key order: the rows a bundle carries (the keyword index is rebuilt).
+COPY_TABLES = (
+    "memory_meta",
+    "memory_entries",
+    "memory_versions",
+    "memory_tags",
+    "memory_access_log",
+    "sessions",
+    "session_messages",
+    "session_summaries",
+    "promotion_queue",
+)
+#: Longest keyword term indexed (characters); longer tokens are cut so a posting fits a btree page.
+MAX_TERM_CHARS = 128
+# BM25 parameters of SQLite FTS5 and Lucene.
+_K1 = 1.2
+_B = 0.75
+_HINT = re.compile(r"(?<![\w)\]'\"])\+(?=[A-Za-z_])")
+
+
+@functools.lru_cache(maxsize=512)
+def translate(sql: str) -> str:
+    """Our ``?``-placeholder SQL in psycopg's dialect: ``%s`` placeholders, no SQLite ``+column`` hints."""
+    return _HINT.sub("", sql.replace("%", "%%")).replace("?", "%s")
+
+
+class _Rows:
+    """Fetched rows with the cursor methods our queries use."""
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self._rows = rows
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self._rows)
+
+
+class _Connection:
+    """A psycopg connection that accepts the shared ``?`` SQL."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(translate(sql), list(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        rows = [list(r) for r in rows]
+        if rows:
+            with self.raw.cursor() as cur:
+                cur.executemany(translate(sql), rows)
+
+
+class _PooledReader:
+    """Runs each read on a connection borrowed from the pool (committed data only, never waits for a writer)."""
+
+    def __init__(self, store: PostgresMetadataStore) -> None:
+        self._store = store
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Rows:
+        with self._store.connection() as raw:
+            cur = raw.execute(translate(sql), list(params))
+            return _Rows(cur.fetchall() if cur.description is not None else [])
+
+
+def _require_psycopg() -> tuple[Any, Any, Any]:
+    try:
+        import psycopg
+        from psycopg import sql
+        from psycopg_pool import ConnectionPool
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ConfigError(
+            "metadata_url needs the PostgreSQL driver: pip install 'hermes-memory[postgres]'"
+        ) from exc
+    return psycopg, sql, ConnectionPool
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password (for messages and store keys)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{host}{parts.path}"
+
+
+class PostgresMetadataStore(SQLMetadataStore):
+    """The metadata protocol on a PostgreSQL schema.
+
+    Args:
+        url: ``postgresql://user:password@host:port/dbname``.
+        schema: Schema that holds the tables (created if missing; a lower-case identifier).
+        pool_size: Most connections this process opens.
+    """
+
+    GREATEST = "greatest"
+    FOR_UPDATE = " FOR UPDATE"
+
+    def __init__(self, url: str, schema: str = "hermes_memory", pool_size: int = 8) -> None:
+        super().__init__()
+        if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", schema):
+            raise ConfigError(f"metadata_schema {schema!r} is not a lower-case SQL identifier")
+        self.url = url
+        self.schema = schema
+        self.pool_size = pool_size
+        self.location = f"{redact_url(url)}#{schema}"
+        self._pool: Any = None
+        self._write_lock = threading.RLock()
+        self._tx: _Connection | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ connections
+    def open(self) -> None:
+        _, sql, pool_cls = _require_psycopg()
+        schema_id = sql.Identifier(self.schema)
+
+        def configure(conn: Any) -> None:
+            conn.execute(sql.SQL("SET search_path TO {}").format(schema_id))
+
+        try:
+            self._pool = pool_cls(
+                self.url,
+                min_size=1,
+                max_size=self.pool_size,
+                kwargs={"autocommit": True},
+                configure=configure,
+                open=False,
+                name=f"hermes-memory:{self.schema}",
+            )
+            self._pool.open(wait=True, timeout=15)
+            with self.connection() as raw:
+                postgres_migrations.apply_pending(
+                    raw, sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema_id)
+                )
+        except Exception as exc:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+            if isinstance(exc, ConfigError):
+                raise
+            raise BackendUnavailableError(
+                f"cannot open the PostgreSQL metadata store at {self.location}: {exc}"
+            ) from exc
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled autocommit psycopg connection (search_path set to the store's schema)."""
+        if self._closed or self._pool is None:
+            raise ConsistencyError("the metadata store is closed")
+        with self._pool.connection() as raw:
+            yield raw
+
+    def reader(self) -> _PooledReader:
+        if self._closed or self._pool is None:
+            raise ConsistencyError("the metadata store is closed")
+        return _PooledReader(self)
+
+    def close(self) -> None:
+        with self._write_lock:
+            self._closed = True
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[_Connection]:
+        """A write transaction; nested calls become savepoints. One writer per process, many across processes."""
+        with self._write_lock:
+            if self._tx is not None:
+                with self._tx.raw.transaction():
+                    yield self._tx
+                return
+            with self.connection() as raw, raw.transaction():
+                self._tx = _Connection(raw)
+                try:
+                    yield self._tx
+                finally:
+                    self._tx = None
+
+    def applied_migrations(self) -> list[str]:
+        with self.connection() as raw:
+            return postgres_migrations.applied(raw)
+
+    def json_text(self, column: str, key: str) -> str:
+        return f"({column}::jsonb ->> '{key}')"
+
+    # ------------------------------------------------------------------ keyword index (BM25 postings)
+    def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
+        self._unindex_keywords(conn, memory_id)
+        terms = Counter(t[:MAX_TERM_CHARS] for t in toks)
+        conn.execute(
+            "INSERT INTO memory_keyword_docs (memory_id, user_id, length) VALUES (?, ?, ?)",
+            (memory_id, user_id, len(toks)),
+        )
+        conn.executemany(
+            "INSERT INTO memory_keyword_terms (user_id, term, memory_id, tf, doc_length) VALUES (?, ?, ?, ?, ?)",
+            [(user_id, term, memory_id, tf, len(toks)) for term, tf in sorted(terms.items())],
+        )
+
+    def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
+        conn.execute("DELETE FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,))
+
+    def keyword_search(
+        self,
+        user_id: str,
+        tokens: Sequence[str],
+        limit: int,
+        *,
+        memory_types: Sequence[str] | None = None,
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        created_from: int | None = None,
+        created_to: int | None = None,
+        now: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """BM25 (k1=1.2, b=0.75, IDF ``ln(1 + (N - df + 0.5)/(df + 0.5))``) over one user's active memories,
+        filters applied in the same query."""
+        if not tokens:
+            return []
+        terms = {t[:MAX_TERM_CHARS] for t in tokens}
+        if self.cipher is not None:
+            terms |= {self.cipher.token_hash(t) for t in tokens}
+        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
+        sql = (
+            "WITH q AS (SELECT unnest(?::text[]) AS term), "
+            "st AS (SELECT count(*)::float8 AS n, greatest(avg(length), 1)::float8 AS avgdl "
+            "       FROM memory_keyword_docs WHERE user_id = ?), "
+            "df AS (SELECT t.term, count(*)::float8 AS df FROM memory_keyword_terms t JOIN q ON q.term = t.term "
+            "       WHERE t.user_id = ? GROUP BY t.term), "
+            "scored AS (SELECT t.memory_id, sum(ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * t.tf * "
+            f"       {_K1 + 1} / (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl))) AS score "
+            "       FROM memory_keyword_terms t JOIN df ON df.term = t.term CROSS JOIN st "
+            "       WHERE t.user_id = ? GROUP BY t.memory_id) "
+            "SELECT s.memory_id, s.score FROM scored s JOIN memory_entries e ON e.id = s.memory_id "
+            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY s.score DESC, s.memory_id LIMIT ?"
+        )
+        rows = self.reader().execute(sql, [sorted(terms), user_id, user_id, user_id, user_id, *params, limit])
+        return [(r[0], float(r[1])) for r in rows]
+
+    def optimize_keyword_index(self) -> None:
+        """Refresh the planner's statistics of the keyword tables (VACUUM ANALYZE)."""
+        with self.connection() as raw:
+            for table in ("memory_keyword_docs", "memory_keyword_terms", "memory_entries"):
+                raw.execute(f"VACUUM ANALYZE {table}")
+
+    # ------------------------------------------------------------------ checks
+    def integrity_check(self) -> str:
+        problems: list[str] = []
+        queries = {
+            "memories whose current version row is missing": (
+                "SELECT count(*) FROM memory_entries e WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_versions v WHERE v.memory_id = e.id AND v.version = e.version)"
+            ),
+            "keyword entries of inactive memories": (
+                "SELECT count(*) FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id "
+                "WHERE e.is_active = 0"
+            ),
+        }
+        conn = self.reader()
+        for what, sql in queries.items():
+            n = int(conn.execute(sql).fetchone()[0])
+            if n:
+                problems.append(f"{n} {what}")
+        return "; ".join(problems) or "ok"
+
+    # ------------------------------------------------------------------ portability
+    def backup_to(self, target: Path) -> None:
+        """Copy every row, from one consistent snapshot, into a new SQLite store at ``target`` (the bundle's
+        format); its FTS keyword index is built from the copied rows."""
+        from hermes_memory_core.retrieval.tokenizer import tokenize
+        from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+
+        copy = SQLiteMetadataStore(target)
+        copy.open()
+        try:
+            with self.connection() as raw, raw.transaction():
+                raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                with copy.atomic() as dest:
+                    for table in COPY_TABLES:
+                        columns = _columns(dest, table)
+                        insert = (
+                            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                        )
+                        with raw.cursor(name=f"export_{table}") as cur:
+                            cur.itersize = 2000
+                            cur.execute(f"SELECT {', '.join(columns)} FROM {table}")
+                            while rows := cur.fetchmany(2000):
+                                dest.executemany(insert, rows)
+            copy.cipher = self.cipher
+            copy.repair_keyword_index(tokenize)
+        finally:
+            copy.close()
+        conn = sqlite3.connect(str(target))
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            conn.close()
+
+    def load_bundle(self, path: Path) -> None:
+        """Replace every row of this store by the rows of a bundle's SQLite file, in one transaction.
+
+        The keyword index is left empty: rebuild it with :meth:`repair_keyword_index` once the key is loaded.
+        """
+        src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            with self.atomic() as conn:
+                raw = conn.raw
+                raw.execute(f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms")
+                for table in COPY_TABLES:
+                    columns = _columns(src, table)
+                    with raw.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                        for row in src.execute(f"SELECT {', '.join(columns)} FROM {table}"):
+                            copy.write_row(row)
+                for table in postgres_migrations.IDENTITY_TABLES:
+                    raw.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                        f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
+                    )
+        finally:
+            src.close()
+
+    def clear(self) -> None:
+        """Delete every row (undo of a failed restore)."""
+        with self.atomic() as conn:
+            conn.execute(f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms")
+
+
+def _columns(conn: Any, table: str) -> list[str]:
+    """Column names of one of our tables in a SQLite database, in order."""
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
