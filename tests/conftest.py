@@ -7,6 +7,7 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+import uuid  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -21,9 +22,58 @@ TEST_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 ADMIN = Caller.admin("tests")
 
 
-def make_config(path: Path, **overrides: object) -> MemoryConfig:
-    """A test store config with the shared test key."""
+#: A PostgreSQL server for the server-mode tests (``eval "$(.ci/postgres.sh start /tmp/hm-pg)"`` starts a
+#: throw-away one and exports it); without it those tests are skipped.
+POSTGRES_URL = os.environ.get("HERMES_TEST_POSTGRES_URL")
+#: A Qdrant server for the server-mode tests; without it they use qdrant-client's in-process ``:memory:`` mode.
+QDRANT_URL = os.environ.get("QDRANT_URL")
+NEEDS_POSTGRES = pytest.mark.skipif(
+    not POSTGRES_URL,
+    reason='needs PostgreSQL: run eval "$(.ci/postgres.sh start /tmp/hm-pg)" first (sets HERMES_TEST_POSTGRES_URL)',
+)
+#: ``backend`` values of :func:`make_config`: the embedded defaults, and PostgreSQL + qdrant-client.
+BACKENDS = [
+    pytest.param("embedded", id="embedded"),
+    pytest.param("server", id="server", marks=[NEEDS_POSTGRES, pytest.mark.server]),
+]
+_SCHEMAS: list[str] = []
+
+
+def fresh_schema() -> str:
+    """A new PostgreSQL schema name for one test store (dropped at the end of the test session)."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    _SCHEMAS.append(name)
+    return name
+
+
+def make_config(path: Path, backend: str = "embedded", **overrides: object) -> MemoryConfig:
+    """A test store config with the shared test key.
+
+    Args:
+        path: The data directory.
+        backend: ``"embedded"`` (SQLite + Qdrant Edge) or ``"server"`` (PostgreSQL in a fresh schema +
+            qdrant-client: the server at ``QDRANT_URL``, else ``:memory:``).
+    """
+    if backend == "server":
+        if not POSTGRES_URL:
+            pytest.skip("needs PostgreSQL (HERMES_TEST_POSTGRES_URL)")
+        overrides.setdefault("metadata_url", POSTGRES_URL)
+        overrides.setdefault("metadata_schema", fresh_schema())
+        overrides.setdefault("vector_backend", "qdrant")
+        overrides.setdefault("qdrant_url", QDRANT_URL or ":memory:")
+        overrides.setdefault("collection", f"c_{uuid.uuid4().hex[:12]}")
     return MemoryConfig(data_dir=path, encryption_key=TEST_KEY, **overrides)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _drop_test_schemas() -> Iterator[None]:
+    yield
+    if POSTGRES_URL and _SCHEMAS:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+            for name in _SCHEMAS:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
 @pytest.fixture(scope="session")

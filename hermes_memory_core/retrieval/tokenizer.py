@@ -14,7 +14,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["ENGLISH_STOPWORDS", "tokenize", "tokenize_query"]
+__all__ = ["ENGLISH_STOPWORDS", "MAX_TOKEN_CHARS", "tokenize", "tokenize_query"]
+
+#: Longer words are cut to this many characters (an index key must stay small in every backend).
+MAX_TOKEN_CHARS = 64
 
 _CJK = (
     "\u3040-\u30ff"  # kana
@@ -68,7 +71,7 @@ def _word_tokens(word: str) -> tuple[str, ...]:
         return tuple(grams)
     if word in ENGLISH_STOPWORDS:
         return ()
-    return (_stem(word),)
+    return (_stem(word)[:MAX_TOKEN_CHARS],)
 
 
 def tokenize(text: str) -> list[str]:

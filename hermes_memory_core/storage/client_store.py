@@ -6,6 +6,7 @@ production. Against a server the payload indexes below make filtered search fast
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -44,6 +45,9 @@ class QdrantClientVectorStore:
         self._client: Any = client
         self._owns_client = client is None
         self._lock = threading.RLock()
+        # qdrant-client's local mode is not thread-safe (a search racing a delete indexes past its arrays): there,
+        # reads take the write lock too. A server serves concurrent reads itself.
+        self._read_lock: Any = self._lock if url == ":memory:" else contextlib.nullcontext()
 
     def open(self) -> None:
         from qdrant_client import QdrantClient, models
@@ -130,22 +134,24 @@ class QdrantClientVectorStore:
             self._need().set_payload(self.name, payload=payload, points=list(ids), wait=True)
 
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
-        res = self._need().query_points(
-            self.name,
-            query=np.asarray(vector, dtype=np.float32).tolist(),
-            query_filter=_client_filter(flt),
-            limit=limit,
-            with_payload=False,
-            with_vectors=False,
-        )
+        with self._read_lock:
+            res = self._need().query_points(
+                self.name,
+                query=np.asarray(vector, dtype=np.float32).tolist(),
+                query_filter=_client_filter(flt),
+                limit=limit,
+                with_payload=False,
+                with_vectors=False,
+            )
         return [(str(p.id), float(p.score)) for p in res.points]
 
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         offset: Any = None
         while True:
-            records, offset = self._need().scroll(
-                self.name, limit=batch_size, offset=offset, with_payload=True, with_vectors=with_vectors
-            )
+            with self._read_lock:
+                records, offset = self._need().scroll(
+                    self.name, limit=batch_size, offset=offset, with_payload=True, with_vectors=with_vectors
+                )
             if records:
                 yield [
                     VectorPoint(
@@ -159,7 +165,8 @@ class QdrantClientVectorStore:
                 return
 
     def count(self) -> int:
-        return int(self._need().count(self.name, exact=True).count)
+        with self._read_lock:
+            return int(self._need().count(self.name, exact=True).count)
 
 
 def _client_filter(flt: VectorFilter) -> Any:

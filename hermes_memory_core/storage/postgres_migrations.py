@@ -3,7 +3,7 @@
 They carry the same names as the SQLite ones (:mod:`~hermes_memory_core.storage.migrations`) and create the same
 tables and columns, so the shared queries run on both and a bundle's rows copy across. Only the keyword index
 differs: PostgreSQL keeps BM25 postings in plain tables (term → memory, with term frequency and document length)
-where SQLite uses FTS5. Each migration runs in its own transaction under an advisory lock, so processes that open
+where SQLite uses FTS5, with the same user shards and statistics. Each migration runs in its own transaction under an advisory lock, so processes that open
 one store at the same moment apply it once.
 """
 
@@ -74,17 +74,20 @@ _M002 = """
 CREATE TABLE memory_keyword_docs (
     memory_id TEXT PRIMARY KEY REFERENCES memory_entries(id) ON DELETE CASCADE,
     user_id   TEXT NOT NULL,
+    shard     SMALLINT NOT NULL,
     length    INTEGER NOT NULL
 );
-CREATE INDEX idx_keyword_docs_user ON memory_keyword_docs(user_id, length);
+CREATE INDEX idx_keyword_docs_shard ON memory_keyword_docs(shard, length);
 CREATE TABLE memory_keyword_terms (
     user_id    TEXT NOT NULL,
     term       TEXT NOT NULL,
     memory_id  TEXT NOT NULL REFERENCES memory_keyword_docs(memory_id) ON DELETE CASCADE,
+    shard      SMALLINT NOT NULL,
     tf         INTEGER NOT NULL,
     doc_length INTEGER NOT NULL,
     PRIMARY KEY (user_id, term, memory_id)
 );
+CREATE INDEX idx_keyword_terms_shard ON memory_keyword_terms(shard, term);
 CREATE INDEX idx_keyword_terms_memory ON memory_keyword_terms(memory_id);
 """
 

@@ -6,7 +6,8 @@ SQLite's readers); writes run in one transaction per call, nested calls as savep
 change are locked first (``SELECT … FOR UPDATE``), so writers in different processes never lose an update.
 
 The keyword leg is BM25 computed in SQL over a postings table (user, term → memory, term frequency, document
-length), scoped to one user by the primary key; IDF and average length are the user's own.
+length), scoped to one user by the primary key, with the statistics of the user's keyword shard — the numbers
+SQLite's FTS5 uses — so both backends rank alike.
 
 Needs the ``postgres`` extra (``psycopg`` and ``psycopg-pool``).
 """
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit
 from hermes_memory_core.errors import BackendUnavailableError, ConfigError, ConsistencyError
 from hermes_memory_core.storage import postgres_migrations
 from hermes_memory_core.storage.sql_common import SQLMetadataStore
+from hermes_memory_core.storage.sqlite_store import keyword_shard
 
 __all__ = ["COPY_TABLES", "PostgresMetadataStore"]
 
@@ -42,8 +44,6 @@ COPY_TABLES = (
     "session_summaries",
     "promotion_queue",
 )
-#: Longest keyword term indexed (characters); longer tokens are cut so a posting fits a btree page.
-MAX_TERM_CHARS = 128
 # BM25 parameters of SQLite FTS5 and Lucene.
 _K1 = 1.2
 _B = 0.75
@@ -225,14 +225,16 @@ class PostgresMetadataStore(SQLMetadataStore):
     # ------------------------------------------------------------------ keyword index (BM25 postings)
     def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
         self._unindex_keywords(conn, memory_id)
-        terms = Counter(t[:MAX_TERM_CHARS] for t in toks)
+        shard = keyword_shard(user_id)
+        length = len(toks) + 1  # FTS5 counts the user-key column's one token in a row's length; so do we
         conn.execute(
-            "INSERT INTO memory_keyword_docs (memory_id, user_id, length) VALUES (?, ?, ?)",
-            (memory_id, user_id, len(toks)),
+            "INSERT INTO memory_keyword_docs (memory_id, user_id, shard, length) VALUES (?, ?, ?, ?)",
+            (memory_id, user_id, shard, length),
         )
         conn.executemany(
-            "INSERT INTO memory_keyword_terms (user_id, term, memory_id, tf, doc_length) VALUES (?, ?, ?, ?, ?)",
-            [(user_id, term, memory_id, tf, len(toks)) for term, tf in sorted(terms.items())],
+            "INSERT INTO memory_keyword_terms (user_id, term, memory_id, shard, tf, doc_length) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(user_id, term, memory_id, shard, tf, length) for term, tf in sorted(Counter(toks).items())],
         )
 
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
@@ -251,28 +253,35 @@ class PostgresMetadataStore(SQLMetadataStore):
         created_to: int | None = None,
         now: int | None = None,
     ) -> list[tuple[str, float]]:
-        """BM25 (k1=1.2, b=0.75, IDF ``ln(1 + (N - df + 0.5)/(df + 0.5))``) over one user's active memories,
-        filters applied in the same query."""
+        """SQLite FTS5's BM25, computed in one SQL statement with the filters.
+
+        Document count, average length and document frequencies are those of the user's keyword shard, exactly
+        as FTS5 sees its shard table, so a store restored from SQLite into PostgreSQL (or back) ranks the same:
+        ``idf = ln((N - df + 0.5) / (df + 0.5))`` (1e-6 when not positive), k1 = 1.2, b = 0.75.
+        """
         if not tokens:
             return []
-        terms = {t[:MAX_TERM_CHARS] for t in tokens}
+        terms = list(dict.fromkeys(tokens))
         if self.cipher is not None:
-            terms |= {self.cipher.token_hash(t) for t in tokens}
+            terms += [self.cipher.token_hash(t) for t in terms]
+        shard = keyword_shard(user_id)
         where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
         sql = (
-            "WITH q AS (SELECT unnest(?::text[]) AS term), "
-            "st AS (SELECT count(*)::float8 AS n, greatest(avg(length), 1)::float8 AS avgdl "
-            "       FROM memory_keyword_docs WHERE user_id = ?), "
-            "df AS (SELECT t.term, count(*)::float8 AS df FROM memory_keyword_terms t JOIN q ON q.term = t.term "
-            "       WHERE t.user_id = ? GROUP BY t.term), "
-            "scored AS (SELECT t.memory_id, sum(ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * t.tf * "
-            f"       {_K1 + 1} / (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl))) AS score "
-            "       FROM memory_keyword_terms t JOIN df ON df.term = t.term CROSS JOIN st "
+            "WITH st AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl "
+            "            FROM memory_keyword_docs WHERE shard = ?), "
+            "df AS (SELECT term, count(*)::float8 AS df FROM memory_keyword_terms "
+            "       WHERE shard = ? AND term = ANY(?::text[]) GROUP BY term), "
+            "idf AS (SELECT df.term, CASE WHEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) > 0 "
+            "        THEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) ELSE 1e-6 END AS w FROM df CROSS JOIN st), "
+            f"scored AS (SELECT t.memory_id, sum(idf.w * t.tf * {_K1 + 1} / "
+            f"       (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl))) AS score "
+            "       FROM memory_keyword_terms t JOIN idf ON idf.term = t.term CROSS JOIN st "
             "       WHERE t.user_id = ? GROUP BY t.memory_id) "
-            "SELECT s.memory_id, s.score FROM scored s JOIN memory_entries e ON e.id = s.memory_id "
-            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY s.score DESC, s.memory_id LIMIT ?"
+            "SELECT s.memory_id, round(s.score::numeric, 9)::float8 AS score FROM scored s "
+            "JOIN memory_entries e ON e.id = s.memory_id "
+            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY 2 DESC, s.memory_id LIMIT ?"
         )
-        rows = self.reader().execute(sql, [sorted(terms), user_id, user_id, user_id, user_id, *params, limit])
+        rows = self.reader().execute(sql, [shard, shard, terms, user_id, user_id, *params, limit])
         return [(r[0], float(r[1])) for r in rows]
 
     def optimize_keyword_index(self) -> None:

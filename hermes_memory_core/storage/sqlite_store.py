@@ -183,9 +183,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
         """
         if not tokens:
             return []
-        terms = list(tokens)
+        terms = list(dict.fromkeys(tokens))
         if self.cipher is not None:
-            terms += [self.cipher.token_hash(t) for t in tokens]
+            terms += [self.cipher.token_hash(t) for t in terms]
         match = _fts_query(user_key(user_id), terms)
         fts = migrations.fts_table(keyword_shard(user_id))
         conn = self._reader()
@@ -213,13 +213,17 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 [*ids, user_id, *params],
             )
         }
-        out = [(docs[r[0]], float(r[1])) for r in ranked if docs.get(r[0]) in keep]
+        # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
+        # the same order whatever the last bits of their floating-point sums
+        out = sorted(
+            ((docs[r[0]], round(float(r[1]), 9)) for r in ranked if docs.get(r[0]) in keep), key=lambda h: (-h[1], h[0])
+        )
         if len(out) >= limit or len(ranked) < fetch:
             return out[:limit]
         sql = (
-            f"SELECT e.id, -bm25({fts}, 0.0, 1.0) AS score FROM {fts} "
+            f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0), 9) AS score FROM {fts} "
             f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
-            f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC LIMIT ?"
+            f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC, e.id LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in conn.execute(sql, [match, user_id, *params, limit])]
 

@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from hermes_memory_core import MemoryProvider, NotFoundError
-from tests.conftest import ADMIN, make_config
+from tests.conftest import ADMIN, BACKENDS, make_config
 
 THREADS, OPS = 8, 250
 
 
 @pytest.mark.slow
-def test_eight_threads_two_thousand_ops(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    mem = MemoryProvider(make_config(tmp_path / "s"), embedder=embedder, caller=ADMIN)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eight_threads_two_thousand_ops(tmp_path: Path, embedder, backend: str) -> None:  # type: ignore[no-untyped-def]
+    mem = MemoryProvider(make_config(tmp_path / "s", backend), embedder=embedder, caller=ADMIN)
     errors: list[BaseException] = []
     live: dict[str, str] = {}  # id -> latest acknowledged content
     gone: set[str] = set()

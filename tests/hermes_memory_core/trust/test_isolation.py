@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_memory_core import MemoryProvider, NotFoundError
-from tests.conftest import ADMIN, make_config
+from tests.conftest import ADMIN, BACKENDS, make_config
 
 WORDS = ["coffee", "咖啡", "Berlin", "上海", "marathon", "Python", "Java", "peanut", "过敏", "jazz", "猫", "bank",
          "secret", "password", "trip", "会议", "daughter", "invoice"]
@@ -27,10 +27,11 @@ users_data = st.lists(
 )
 
 
-@pytest.fixture(scope="module")
-def shared(embedder):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared(request, embedder):  # type: ignore[no-untyped-def]
     with tempfile.TemporaryDirectory() as tmp:
-        with MemoryProvider(make_config(Path(tmp) / "s"), embedder=embedder, caller=ADMIN) as mem:
+        config = make_config(Path(tmp) / "s", request.param)
+        with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:
             yield mem, Path(tmp)
 
 

@@ -1,0 +1,286 @@
+"""One contract for every metadata backend: SQLite (embedded) and PostgreSQL (server mode).
+
+Each test runs against both; the PostgreSQL run needs ``HERMES_TEST_POSTGRES_URL`` (see ``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rank_bm25 import BM25Okapi
+
+from hermes_memory_core.errors import NotFoundError
+from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.short_term.store import Message, SessionStore
+from hermes_memory_core.storage.postgres_store import PostgresMetadataStore
+from hermes_memory_core.storage.sql_common import SQLMetadataStore
+from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.trust.encryption import ContentCipher, decode_key
+from hermes_memory_core.types import MemoryRecord, MemoryType
+from tests.conftest import NEEDS_POSTGRES, POSTGRES_URL, TEST_KEY, fresh_schema
+
+MIGRATION_NAMES = ["m001_initial", "m002_keyword_index", "m003_sessions"]
+CORPUS = [
+    "我喜欢喝美式咖啡", "用户主用 Python，避免 Java", "The user runs a marathon in Berlin",
+    "Caroline went to the LGBTQ support group", "Melanie paints sunsets with her kids",
+    "咖啡店在公司楼下", "The user prefers tea over coffee in the evening", "Python 3.12 is the target runtime",
+    "我们周末去爬山", "The meeting with the bank is on Friday", "用户的女儿喜欢画画", "Running shoes for the marathon",
+]
+
+
+def _sqlite(tmp: Path, schema: str) -> SQLMetadataStore:
+    return SQLiteMetadataStore(tmp / "m.sqlite")
+
+
+def _postgres(tmp: Path, schema: str) -> SQLMetadataStore:
+    assert POSTGRES_URL
+    return PostgresMetadataStore(POSTGRES_URL, schema, pool_size=6)
+
+
+@pytest.fixture(params=[pytest.param(_sqlite, id="sqlite"), pytest.param(_postgres, id="postgres", marks=NEEDS_POSTGRES)])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    schema = fresh_schema()
+    opened: list[SQLMetadataStore] = []
+
+    def make() -> SQLMetadataStore:
+        store = request.param(tmp_path, schema)
+        store.open()
+        store.cipher = ContentCipher(decode_key(TEST_KEY))
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store) -> SQLMetadataStore:  # type: ignore[no-untyped-def]
+    return make_store()
+
+
+def rec(
+    i: int,
+    text: str,
+    user: str = "u1",
+    tier: MemoryType = MemoryType.LONG_TERM,
+    session: str | None = None,
+    created: int = 1_000,
+    tags: tuple[str, ...] = (),
+    expires: int | None = None,
+    metadata: dict[str, object] | None = None,
+) -> MemoryRecord:
+    return MemoryRecord(
+        f"00000000-0000-4000-8000-{i:012d}", user, session, text, tier, 0.5, 0, created, created, expires, 1,
+        tuple(sorted(tags)), metadata or {},
+    )
+
+
+def add(store: SQLMetadataStore, *records: MemoryRecord) -> None:
+    store.insert(records, [tokenize(r.content) for r in records], note="test")
+
+
+def n(memory_id: str) -> int:
+    return int(memory_id[-12:])
+
+
+def test_migrations_are_named_recorded_and_applied_once(make_store) -> None:  # type: ignore[no-untyped-def]
+    first = make_store()
+    assert first.applied_migrations() == MIGRATION_NAMES
+    assert first.is_empty()
+    second = make_store()  # a second opener of the same store applies nothing again
+    assert second.applied_migrations() == MIGRATION_NAMES
+    assert first.integrity_check() == "ok"
+
+
+def test_atomic_nests_as_savepoints(store: SQLMetadataStore) -> None:
+    with store.atomic():
+        store.set_meta("a", "1")
+        with pytest.raises(RuntimeError), store.atomic():
+            store.set_meta("b", "2")
+            raise RuntimeError("inner")
+    assert store.get_meta("a") == "1" and store.get_meta("b") is None
+    with pytest.raises(RuntimeError), store.atomic():
+        store.set_meta("c", "3")
+        add(store, rec(1, "rolled back with the outer transaction"))
+        raise RuntimeError("outer")
+    assert store.get_meta("c") is None and store.get(rec(1, "x").id) is None
+    assert store.keyword_search("u1", tokenize_query("rolled back"), 5) == []
+
+
+def test_rows_round_trip(store: SQLMetadataStore) -> None:
+    r = rec(1, "用户喜欢 jazz 🎷 and 'quotes' \"too\" % ?", session="s1", tags=("music", "b"), metadata={"k": [1, "二"]})
+    add(store, r, rec(2, "other user", user="u2"))
+    got = store.get(r.id)
+    assert got == r
+    assert store.get_many([r.id, rec(2, "").id], "u1") == {r.id: r}
+    assert store.get_many([r.id], "u2") == {}
+    assert store.rank_fields([r.id], "u1") == {r.id: ("s1", 1_000, 1_000, 0.5)}
+    assert store.access_log(r.id)[0][0] == "add"
+    assert not store.is_empty()
+
+
+def test_versions_append_and_revert(store: SQLMetadataStore) -> None:
+    r = rec(1, "likes tea")
+    add(store, r)
+    assert store.add_version(r.id, "likes coffee", "changed", 2_000, tokenize("likes coffee"), "u1") == 2
+    assert [v.content for v in store.versions(r.id)] == ["likes tea", "likes coffee"]
+    assert [i for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 5)] == [r.id]
+    assert store.keyword_search("u1", tokenize_query("tea"), 5) == []
+    store.revert_version(r.id, 2)
+    assert store.get(r.id).content == "likes tea" and store.get(r.id).version == 1  # type: ignore[union-attr]
+    assert [i for i, _ in store.keyword_search("u1", tokenize_query("tea"), 5)] == [r.id]
+    with pytest.raises(NotFoundError):
+        store.add_version(rec(9, "").id, "x", "", 1, ["x"], "u1")
+
+
+def test_soft_delete_keeps_the_row_and_leaves_the_index(store: SQLMetadataStore) -> None:
+    r = rec(1, "secret plan")
+    add(store, r)
+    assert store.soft_delete(r.id, "user asked", 3_000) == "u1"
+    assert store.get(r.id) is None
+    assert store.get(r.id, include_inactive=True) is not None
+    assert store.keyword_search("u1", tokenize_query("secret plan"), 5) == []
+    assert [a[0] for a in store.access_log(r.id)] == ["add", "delete"]
+    with pytest.raises(NotFoundError):
+        store.soft_delete(r.id, "again", 3_001)
+    assert store.counts()["deleted"] == 1
+
+
+def test_access_records_and_log(store: SQLMetadataStore) -> None:
+    r = rec(1, "visited")
+    add(store, r)
+    store.record_access([(r.id, "u1", 5_000, "search", ""), (r.id, "u1", 4_000, "search", "")])
+    store.log(r.id, "u1", "permanent_read", 6_000, "admin")
+    assert store.get(r.id).access_count == 2  # type: ignore[union-attr]
+    assert [a[0] for a in store.access_log(r.id)] == ["add", "search", "search", "permanent_read"]
+
+
+def test_keyword_leg_finds_chinese_and_stays_with_its_user(store: SQLMetadataStore) -> None:
+    add(store, *[rec(i, t) for i, t in enumerate(CORPUS)], rec(100, "我也喜欢咖啡", user="u2"))
+    ids = [n(i) for i, _ in store.keyword_search("u1", tokenize_query("咖啡"), 5)]
+    assert set(ids[:2]) == {0, 5} and 100 not in ids
+    assert [n(i) for i, _ in store.keyword_search("u2", tokenize_query("咖啡"), 5)] == [100]
+    assert store.keyword_search("nobody", tokenize_query("咖啡"), 5) == []
+
+
+def test_bm25_top_hits_agree_with_rank_bm25(store: SQLMetadataStore) -> None:
+    add(store, *[rec(i, t) for i, t in enumerate(CORPUS)])
+    reference = BM25Okapi([tokenize(t) for t in CORPUS])
+    for query in ["咖啡", "marathon Berlin", "Python Java", "support group", "画画", "tea coffee evening"]:
+        toks = tokenize_query(query)
+        scores = reference.get_scores(toks)
+        best = max(range(len(CORPUS)), key=lambda i: scores[i])
+        ours = store.keyword_search("u1", toks, 3)
+        assert n(ours[0][0]) == best, query
+        assert [s for _, s in ours] == sorted((s for _, s in ours), reverse=True)
+
+
+def test_keyword_filters(store: SQLMetadataStore) -> None:
+    add(
+        store,
+        rec(1, "coffee in the morning", session="a", created=100, tags=("food",)),
+        rec(2, "coffee at night", session="b", created=200, tier=MemoryType.SHORT_TERM, expires=500),
+        rec(3, "coffee beans from Kenya", session="a", created=300, tags=("food", "shop")),
+    )
+    q = tokenize_query("coffee")
+
+    def ids(**kw: object) -> set[int]:
+        return {n(i) for i, _ in store.keyword_search("u1", q, 10, **kw)}  # type: ignore[arg-type]
+
+    assert ids() == {1, 2, 3}
+    assert ids(memory_types=["long_term"]) == {1, 3}
+    assert ids(session_id="a") == {1, 3}
+    assert ids(tags=["shop"]) == {3}
+    assert ids(created_from=150, created_to=250) == {2}
+    assert ids(now=600) == {1, 3}  # the short-term one expired
+
+
+def test_permanent_content_is_sealed_and_still_searchable(store: SQLMetadataStore) -> None:
+    r = rec(1, "passport number is E1234", tier=MemoryType.PERMANENT, metadata={"fact_key": "passport"})
+    add(store, r)
+    raw = store.reader().execute("SELECT content FROM memory_entries WHERE id = ?", (r.id,)).fetchone()[0]
+    assert raw.startswith("enc:v1:") and "E1234" not in raw
+    assert store.get(r.id).content == r.content  # type: ignore[union-attr]
+    assert [i for i, _ in store.keyword_search("u1", tokenize_query("passport"), 5)] == [r.id]
+    assert store.find_current_fact("u1", "passport") == r.id and store.find_current_fact("u2", "passport") is None
+    new = ContentCipher(decode_key("B" * 43 + "="))
+    assert store.rotate_cipher(new, tokenize) == 1
+    assert store.get(r.id).content == r.content  # type: ignore[union-attr]
+    assert [i for i, _ in store.keyword_search("u1", tokenize_query("passport"), 5)] == [r.id]
+
+
+def test_tiers_lifecycle_rows_expiry_and_counts(store: SQLMetadataStore) -> None:
+    add(store, rec(1, "a", expires=50), rec(2, "b", user="u2"), rec(3, "c", tier=MemoryType.PERMANENT))
+    assert sorted(n(r[0]) for r in store.lifecycle_rows()) == [1, 2]
+    assert [n(i) for i in store.expired_ids(60)] == [1]
+    store.set_tier(rec(2, "").id, "short_term", 999, "downgrade", 70)
+    assert store.get(rec(2, "").id).memory_type is MemoryType.SHORT_TERM  # type: ignore[union-attr]
+    counts = store.counts()
+    assert counts["by_user"] == {"u1": 2, "u2": 1} and counts["versions"] == 3
+    assert store.active_versions() == {rec(i, "").id: 1 for i in (1, 2, 3)}
+    assert [n(r.id) for batch in store.iter_active(batch_size=2) for r in batch] == [1, 2, 3]
+
+
+def test_sessions_share_the_store(store: SQLMetadataStore) -> None:
+    sessions = SessionStore(store)
+    turns = sessions.append("u1", "s", [Message("user", "hi"), Message("assistant", "hello"), Message("user", "again")], 10)
+    assert turns == [0, 0, 1]
+    assert sessions.turn_count("u1", "s") == 2 and sessions.turn_count("u2", "s") == 0
+    assert sessions.commit_compaction("u1", "s", [0], "said hi", ["hi"], 11)
+    assert [c.text for c in sessions.chunks("u1", "s")] == ["said hi"]
+    assert [q[3] for q in sessions.queued()] == ["hi"]
+    assert [[m.content for m in t] for t in sessions.turns("u1", "s")] == [["again"]]
+
+
+def test_threads_write_and_read_at_once(store: SQLMetadataStore) -> None:
+    errors: list[BaseException] = []
+
+    def write(t: int) -> None:
+        try:
+            for i in range(40):
+                add(store, rec(t * 1000 + i, f"thread {t} note {i} coffee", user=f"u{t % 2}"))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    def read() -> None:
+        try:
+            for _ in range(40):
+                store.keyword_search("u0", tokenize_query("coffee"), 5)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in range(4)] + [threading.Thread(target=read) for _ in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert store.counts()["by_user"] == {"u0": 80, "u1": 80}
+
+
+def test_backup_is_a_sqlite_store_with_the_same_answers(store: SQLMetadataStore, tmp_path: Path) -> None:
+    add(store, *[rec(i, t, tags=("x",) if i % 2 else ()) for i, t in enumerate(CORPUS)])
+    add(store, rec(50, "生日是五月一日", tier=MemoryType.PERMANENT))
+    store.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, tokenize("我喜欢喝拿铁咖啡"), "u1")
+    store.soft_delete(rec(3, "").id, "bye", 2_100)
+    store.backup_to(tmp_path / "copy.sqlite")
+    copy = SQLiteMetadataStore(tmp_path / "copy.sqlite")
+    copy.open()
+    copy.cipher = store.cipher
+    try:
+        assert copy.counts() == store.counts()
+        assert copy.versions(rec(0, "").id) == store.versions(rec(0, "").id)
+        assert copy.get(rec(50, "").id) == store.get(rec(50, "").id)
+        assert copy.access_log(rec(3, "").id) == store.access_log(rec(3, "").id)
+        for query in ["咖啡", "marathon", "生日", "support group"]:
+            toks = tokenize_query(query)
+            # both backends compute FTS5's BM25 over the same statistics: same order, same scores
+            ours, theirs = store.keyword_search("u1", toks, 20), copy.keyword_search("u1", toks, 20)
+            assert [i for i, _ in theirs] == [i for i, _ in ours], query
+            assert [s for _, s in theirs] == pytest.approx([s for _, s in ours], rel=1e-9)
+    finally:
+        copy.close()
