@@ -118,7 +118,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite, caller=_operator()) as mem:
         stats = mem.stats().as_dict()
-    _emit(args, stats, lambda: f"restored {stats['total_active']} memories into {args.data_dir}")
+        where = mem.location
+    _emit(args, stats, lambda: f"restored {stats['total_active']} memories into {where}")
     return 0
 
 

@@ -149,35 +149,36 @@ class PostgresMetadataStore(SQLMetadataStore):
 
     # ------------------------------------------------------------------ connections
     def open(self) -> None:
-        _, sql, pool_cls = _require_psycopg()
+        psycopg, sql, pool_cls = _require_psycopg()
         schema_id = sql.Identifier(self.schema)
 
         def configure(conn: Any) -> None:
             conn.execute(sql.SQL("SET search_path TO {}").format(schema_id))
 
-        try:
-            self._pool = pool_cls(
-                self.url,
-                min_size=1,
-                max_size=self.pool_size,
-                kwargs={"autocommit": True},
-                configure=configure,
-                open=False,
-                name=f"hermes-memory:{self.schema}",
-            )
-            self._pool.open(wait=True, timeout=15)
-            with self.connection() as raw:
-                postgres_migrations.apply_pending(
-                    raw, sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema_id)
-                )
-        except Exception as exc:
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
-            if isinstance(exc, ConfigError):
-                raise
+        try:  # one direct connection first: fails fast with the server's own message, and migrates
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as raw:
+                configure(raw)
+                postgres_migrations.apply_pending(raw, sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema_id))
+        except psycopg.OperationalError as exc:
             raise BackendUnavailableError(
                 f"cannot open the PostgreSQL metadata store at {self.location}: {exc}"
+            ) from exc
+        self._pool = pool_cls(
+            self.url,
+            min_size=1,
+            max_size=self.pool_size,
+            kwargs={"autocommit": True},
+            configure=configure,
+            open=False,
+            name=f"hermes-memory:{self.schema}",
+        )
+        try:
+            self._pool.open(wait=True, timeout=15)
+        except Exception as exc:
+            self._pool.close()
+            self._pool = None
+            raise BackendUnavailableError(
+                f"cannot open a connection pool to {self.location}: {exc}"
             ) from exc
 
     @contextlib.contextmanager

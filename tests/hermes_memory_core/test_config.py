@@ -52,3 +52,24 @@ def test_bad_toml_is_a_config_error(tmp_path: Path) -> None:
         MemoryConfig.from_toml(path)
     with pytest.raises(ConfigError):
         MemoryConfig.from_toml(tmp_path / "missing.toml")
+
+
+def test_metadata_url_must_be_postgresql_and_schema_an_identifier() -> None:
+    ok = MemoryConfig.from_mapping({"metadata_url": "postgresql://u:pw@db:5432/x", "metadata_schema": "agents_1"})
+    assert "pw" not in repr(ok) and ok.metadata_url is not None
+    with pytest.raises(ConfigError, match="postgresql://"):
+        MemoryConfig.from_mapping({"metadata_url": "mysql://db/x"})
+    with pytest.raises(ConfigError):
+        MemoryConfig.from_mapping({"metadata_url": "postgresql://db/x", "metadata_schema": "x; DROP TABLE y"})
+    env = MemoryConfig.from_env({"HERMES_MEMORY_METADATA_URL": "postgresql://db/x"})
+    assert env.metadata_url is not None and env.metadata_url.get_secret_value() == "postgresql://db/x"
+
+
+def test_unreachable_postgres_is_a_typed_error_naming_the_server_without_password(tmp_path: Path) -> None:
+    from hermes_memory_core import BackendUnavailableError, MemoryProvider
+    from hermes_memory_core.embedding import load_embedder
+
+    cfg = MemoryConfig(data_dir=tmp_path, metadata_url="postgresql://me:hunter2@127.0.0.1:1/x")  # type: ignore[arg-type]
+    with pytest.raises(BackendUnavailableError, match="127.0.0.1:1") as info:
+        MemoryProvider(cfg, embedder=load_embedder("multilingual-e5-small"))
+    assert "hunter2" not in str(info.value)

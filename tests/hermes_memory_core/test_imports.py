@@ -1,7 +1,7 @@
 import hermes_memory_core
 
 EXPECTED = {
-    "BundleError", "Caller", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
+    "BackendUnavailableError", "BundleError", "Caller", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
     "EmbeddingError", "EmptyContentError", "EncryptionKeyError", "HermesMemoryError", "InvalidIdError", "InvalidInputError",
     "MemoryConfig", "MemoryHit", "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion",
     "NotFoundError", "PermissionDeniedError", "RankingConfig", "ReconcileReport", "StoreClosedError",
