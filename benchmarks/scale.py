@@ -3,6 +3,8 @@
 Usage::
 
     python -m benchmarks.scale --n 10000,100000 --users 10 [--embedding-model all-MiniLM-L6-v2] [--sample 1000]
+    # server configuration: PostgreSQL metadata (+ qdrant-client vectors)
+    python -m benchmarks.scale --n 10000 --metadata-url postgresql://... [--qdrant-url http://host:6333 | :memory:]
 
 For each N it reports:
 
@@ -112,12 +114,57 @@ def rss_mb() -> float:
         return float("nan")
 
 
+def server_setup(metadata_url: str | None, qdrant_url: str | None, dim: int) -> tuple[dict[str, Any], Any]:
+    """Config overrides for the server configuration, and a factory of vector stores to hand each provider
+    (qdrant-client's ``:memory:`` lives inside one client object, so every provider of a run must share it)."""
+    import uuid
+
+    overrides: dict[str, Any] = {}
+    if metadata_url:
+        overrides.update(metadata_url=metadata_url, metadata_schema=f"bench_{uuid.uuid4().hex[:10]}")
+    if not qdrant_url:
+        return overrides, lambda: None
+    from hermes_memory_core.storage.client_store import QdrantClientVectorStore
+
+    collection = f"bench_{uuid.uuid4().hex[:10]}"
+    overrides.update(vector_backend="qdrant", qdrant_url=qdrant_url, collection=collection)
+    if qdrant_url != ":memory:":
+        return overrides, lambda: None
+    from qdrant_client import QdrantClient
+
+    client = QdrantClient(location=":memory:")
+    return overrides, lambda: QdrantClientVectorStore(":memory:", dim, collection, client=client)
+
+
+def disk_mb(mem: Any) -> float:
+    """Bytes the store holds: its data directory, plus its PostgreSQL schema in server mode."""
+    total = mem.stats().disk_bytes
+    if mem.config.metadata_url is not None:
+        row = mem.metadata.reader().execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = ? AND c.relkind = 'r'",
+            (mem.config.metadata_schema,),
+        ).fetchone()
+        total += int(row[0])
+    return total / 2**20
+
+
+def drop_schema(cfg: Any) -> None:
+    if cfg.metadata_url is None:
+        return
+    import psycopg
+
+    with psycopg.connect(cfg.metadata_url.get_secret_value(), autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{cfg.metadata_schema}" CASCADE')
+
+
 def run(
     n: int, users: int, model: str, sample: int, rounds: int, optimize: bool = True, corpus: str = "templates",
-    data: str | None = None,
+    data: str | None = None, metadata_url: str | None = None, qdrant_url: str | None = None,
 ) -> list[list[Any]]:
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
+    from hermes_memory_core.retrieval.tokenizer import tokenize_query
     from hermes_memory_core.storage.vectors import VectorFilter
 
     real = load_embedder(model)
@@ -130,7 +177,11 @@ def run(
     sample = min(sample, n)
     rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory(prefix="hermes-scale-") as tmp:
-        cfg = MemoryConfig(data_dir=Path(tmp) / "s", embedding_model=model, embedding_batch_size=64)
+        overrides, vector_store = server_setup(metadata_url, qdrant_url, real.dim)
+        cfg = MemoryConfig(data_dir=Path(tmp) / "s", embedding_model=model, embedding_batch_size=64, **overrides)
+        setup = ("PostgreSQL" if metadata_url else "SQLite") + " + " + (
+            f"qdrant-client {qdrant_url}" if qdrant_url else "Qdrant Edge"
+        )
         # raw batched embedding of the sample
         t0 = time.perf_counter()
         sample_vecs = np.concatenate(
@@ -138,14 +189,14 @@ def run(
         )
         raw_rate = sample / (time.perf_counter() - t0)
         items = [MemoryItem(content=t, user_id=f"user{i % users}", session_id=f"s{i // 50}") for i, t in enumerate(texts)]
-        with MemoryProvider(cfg, embedder=real) as mem:
+        with MemoryProvider(cfg, embedder=real, vector_store=vector_store()) as mem:
             t0 = time.perf_counter()
             mem.add_many(items[:sample])
             add_rate = sample / (time.perf_counter() - t0)
-        rows.append([n, f"corpus: {corpus}", "", "", ""])
+        rows.append([n, f"corpus: {corpus}; {setup}", "", "", ""])
         rows.append([n, "add_many (embedded sample)", f"{add_rate:.1f}/s", f"{raw_rate:.1f}/s raw embed", f"{add_rate / raw_rate:.2f}"])
         filler = FillerEmbedder(real, sample_vecs)
-        with MemoryProvider(cfg, embedder=filler) as mem:
+        with MemoryProvider(cfg, embedder=filler, vector_store=vector_store()) as mem:
             progress = Progress(f"filling to {n}", n - sample)
             t0 = time.perf_counter()
             if n > sample:
@@ -155,7 +206,7 @@ def run(
         rows.append([n, "add_many storage only (filler vectors)", f"{fill_rate:.0f}/s", "", ""])
         optimize_s = 0.0
         if optimize:
-            with MemoryProvider(cfg, embedder=real) as mem:
+            with MemoryProvider(cfg, embedder=real, vector_store=vector_store()) as mem:
                 t0 = time.perf_counter()
                 mem.optimize()
                 optimize_s = time.perf_counter() - t0
@@ -166,26 +217,31 @@ def run(
             t0 = time.perf_counter()
             qvecs[q] = real.embed_query(q)
             embed_times.append(time.perf_counter() - t0)
-        with MemoryProvider(cfg, embedder=FixedQueryEmbedder(real, qvecs)) as mem:
+        with MemoryProvider(cfg, embedder=FixedQueryEmbedder(real, qvecs), vector_store=vector_store()) as mem:
             for q in queries[:5]:  # warm up
                 mem.search(q, user_id="user0")
-            engine, rest = [], []
+            engine, keyword, rest = [], [], []
             for i, q in enumerate(queries):
                 uid = f"user{i % users}"
                 t0 = time.perf_counter()
                 mem.vectors.search(qvecs[q], 40, VectorFilter(uid))
                 engine.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
+                mem.metadata.keyword_search(uid, tokenize_query(q), 40)
+                keyword.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
                 mem.search(q, user_id=uid, top_k=5)
                 rest.append(time.perf_counter() - t0)
-            stats = mem.stats()
+            disk = disk_mb(mem)
         full = [e + r for e, r in zip(embed_times, rest, strict=True)]
         raw = [e + g for e, g in zip(embed_times, engine, strict=True)]
         rows.append([n, "query embedding (raw model)", f"p50 {pct(embed_times, 50):.2f} ms", f"p95 {pct(embed_times, 95):.2f} ms", ""])
         rows.append([n, "raw engine query (filtered top-40)", f"p50 {pct(engine, 50):.2f} ms", f"p95 {pct(engine, 95):.2f} ms", ""])
+        rows.append([n, "keyword leg alone (metadata store BM25, top-40)", f"p50 {pct(keyword, 50):.2f} ms", f"p95 {pct(keyword, 95):.2f} ms", ""])
         rows.append([n, "search minus query embedding", f"p50 {pct(rest, 50):.2f} ms", f"p95 {pct(rest, 95):.2f} ms", ""])
         rows.append([n, "search vs raw embed+engine (p50)", f"{pct(full, 50):.2f} ms", f"{pct(raw, 50):.2f} ms", f"{pct(full, 50) / pct(raw, 50):.2f}"])
-        rows.append([n, "RSS / disk", f"{rss_mb():.0f} MB", f"{stats.disk_bytes / 2**20:.0f} MB", ""])
+        rows.append([n, "RSS / disk", f"{rss_mb():.0f} MB", f"{disk:.0f} MB", ""])
+        drop_schema(cfg)
     return rows
 
 
@@ -200,11 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=["templates", "locomo"], default="templates",
                         help="generated template sentences (worst case for BM25) or natural LoCoMo turns")
     parser.add_argument("--data", default=None, help="locomo10.json, for --corpus locomo")
+    parser.add_argument("--metadata-url", default=None,
+                        help="server configuration: PostgreSQL URL for metadata (a fresh schema per size, dropped after)")
+    parser.add_argument("--qdrant-url", default=None,
+                        help="server configuration: vectors through qdrant-client (a server URL, or ':memory:')")
     args = parser.parse_args(argv)
     rows: list[list[Any]] = []
     for n in [int(x) for x in args.n.split(",")]:
         rows.extend(run(n, args.users, args.embedding_model, args.sample, args.rounds, not args.no_optimize,
-                        args.corpus, args.data))
+                        args.corpus, args.data, args.metadata_url, args.qdrant_url))
     print_table(["N", "measure", "hermes", "raw", "ratio"], rows)
     return 0
 

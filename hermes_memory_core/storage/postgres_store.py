@@ -226,17 +226,24 @@ class PostgresMetadataStore(SQLMetadataStore):
     # ------------------------------------------------------------------ keyword index (BM25 postings)
     def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
         self._unindex_keywords(conn, memory_id)
-        shard = keyword_shard(user_id)
-        length = len(toks) + 1  # FTS5 counts the user-key column's one token in a row's length; so do we
-        conn.execute(
-            "INSERT INTO memory_keyword_docs (memory_id, user_id, shard, length) VALUES (?, ?, ?, ?)",
-            (memory_id, user_id, shard, length),
-        )
-        conn.executemany(
-            "INSERT INTO memory_keyword_terms (user_id, term, memory_id, shard, tf, doc_length) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(user_id, term, memory_id, shard, tf, length) for term, tf in sorted(Counter(toks).items())],
-        )
+        self._index_new_keywords(conn, [(memory_id, user_id, toks)])
+
+    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str]]]) -> None:
+        doc_rows, term_rows = [], []
+        for memory_id, user_id, toks in docs:
+            shard = keyword_shard(user_id)
+            length = len(toks) + 1  # FTS5 counts the user-key column's one token in a row's length; so do we
+            doc_rows.append((memory_id, user_id, shard, length))
+            term_rows.extend((user_id, t, memory_id, shard, tf, length) for t, tf in sorted(Counter(toks).items()))
+        with conn.raw.cursor() as cur:
+            with cur.copy("COPY memory_keyword_docs (memory_id, user_id, shard, length) FROM STDIN") as copy:
+                for row in doc_rows:
+                    copy.write_row(row)
+            with cur.copy(
+                "COPY memory_keyword_terms (user_id, term, memory_id, shard, tf, doc_length) FROM STDIN"
+            ) as copy:
+                for row in term_rows:
+                    copy.write_row(row)
 
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
         conn.execute("DELETE FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,))

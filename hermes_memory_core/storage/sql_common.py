@@ -77,6 +77,11 @@ class SQLMetadataStore(ABC):
     def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
         """(Re)index one memory's keyword tokens inside the open transaction."""
 
+    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str]]]) -> None:
+        """Index ``(memory_id, user_id, tokens)`` of memories inserted in the open transaction (batch form)."""
+        for memory_id, user_id, toks in docs:
+            self._index_keywords(conn, memory_id, user_id, toks)
+
     @abstractmethod
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
         """Drop one memory from the keyword index inside the open transaction."""
@@ -183,8 +188,13 @@ class SQLMetadataStore(ABC):
                 "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(r.id, tag) for r in records for tag in r.tags],
             )
-            for r, toks in zip(records, tokens, strict=True):
-                self._index_keywords(conn, r.id, r.user_id, self._index_tokens(r.memory_type.value, toks))
+            self._index_new_keywords(
+                conn,
+                [
+                    (r.id, r.user_id, self._index_tokens(r.memory_type.value, toks))
+                    for r, toks in zip(records, tokens, strict=True)
+                ],
+            )
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'add', ?, '')",
                 [(r.id, r.user_id, r.updated_at) for r in records],
