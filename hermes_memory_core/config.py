@@ -177,6 +177,9 @@ class MemoryConfig(_Strict):
     redact_tiers: list[str] = Field(
         default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
     )
+    hot_cache_size: int = Field(
+        100, ge=0, le=100_000, description="Records of each user's most-searched memories kept in memory (0: off)."
+    )
     access_log_flush_every: int = Field(
         256, ge=1, description="Search access records buffered in memory before they are written in one batch."
     )

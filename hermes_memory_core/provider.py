@@ -38,6 +38,7 @@ from hermes_memory_core.lifecycle.forgetting import ForgetReport
 from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
 from hermes_memory_core.lifecycle.promotion import RememberResult
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.retrieval.hot_cache import HotCache
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.short_term.session import SessionMemory
@@ -137,6 +138,7 @@ class MemoryProvider:
         self._write_lock = threading.RLock()
         self._access_lock = threading.Lock()
         self._access_buffer: list[tuple[str, str, int, str, str]] = []
+        self._hot = HotCache(self.config.hot_cache_size)
         self.data_dir = Path(self.config.data_dir)
         self._lock: DataDirLock | None = None
         self.embedder = embedder or load_embedder(
@@ -169,6 +171,11 @@ class MemoryProvider:
         self._closed = False
         _OPEN_STORES[self.store_key] = self
         self.resume_background_work()
+
+    @property
+    def hot_cache(self) -> HotCache:
+        """The per-user cache of most-searched records (``hits``/``misses`` counters, ``size()``)."""
+        return self._hot
 
     @property
     def location(self) -> str:
@@ -272,6 +279,7 @@ class MemoryProvider:
             if uses_file:
                 write_key_file(pending, key)
             self.metadata.rotate_cipher(cipher, tokenize)
+            self._hot.clear()
             if uses_file:
                 pending.replace(self._key_file())
         return key
@@ -566,13 +574,16 @@ class MemoryProvider:
         vector = self._embed_documents([text])[0]
         with self._write_lock:
             now = max(self._now(), rec.updated_at)
-            version = self.metadata.add_version(rec.id, text, note, now, tokenize(text), rec.user_id)
-            new = replace(rec, content=text, version=version, updated_at=now)
             try:
-                self.vectors.upsert([VectorPoint(rec.id, vector, _payload(new))])
-            except BaseException as exc:
-                self.metadata.revert_version(rec.id, version)
-                raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
+                version = self.metadata.add_version(rec.id, text, note, now, tokenize(text), rec.user_id)
+                new = replace(rec, content=text, version=version, updated_at=now)
+                try:
+                    self.vectors.upsert([VectorPoint(rec.id, vector, _payload(new))])
+                except BaseException as exc:
+                    self.metadata.revert_version(rec.id, version)
+                    raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
+            finally:
+                self._hot.invalidate(rec.id)
         return version
 
     def history(
@@ -592,6 +603,7 @@ class MemoryProvider:
         rec = self._owned(memory_id, user_id, caller, write=True)
         with self._write_lock:
             self.metadata.soft_delete(rec.id, note, self._now())
+            self._hot.invalidate(rec.id)
             try:
                 self.vectors.delete([rec.id])
             except Exception:  # noqa: BLE001 - the row is inactive: search ignores the point; reconcile removes it
@@ -667,10 +679,15 @@ class MemoryProvider:
             merged.setdefault(mid, Candidate(mid)).keyword = score
         fields = self.metadata.rank_fields(list(merged), uid, now=at)
         ranked = rank(list(merged.values()), fields, at, weights, k)
-        records = self.metadata.get_many([r.id for r in ranked], uid, now=at)
+        wanted = [r.id for r in ranked]
+        records = self._hot.lookup(uid, wanted, fields)
+        missing = [mid for mid in wanted if mid not in records]
+        if missing:
+            records.update(self.metadata.get_many(missing, uid, now=at))
         hits = [
             MemoryHit(records[r.id], r.score, r.relevance, r.dense, r.keyword) for r in ranked if r.id in records
         ]
+        self._hot.record_use(uid, [h.record for h in hits])
         self._note_access(hits, uid, who)
         return hits
 
@@ -873,12 +890,14 @@ class MemoryProvider:
     def _expire(self, memory_id: str, reason: str, now: int) -> None:
         with self._write_lock:
             self.metadata.soft_delete(memory_id, reason, now)
+            self._hot.invalidate(memory_id)
             self.vectors.delete([memory_id])
 
     def _downgrade(self, memory_id: str, now: int) -> None:
         with self._write_lock:
             self.metadata.set_tier(memory_id, MemoryType.SHORT_TERM.value, now + self.config.short_term_ttl_seconds,
                                    "forget: stale, low importance", now)
+            self._hot.invalidate(memory_id)
             self.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
 
     # background work: compaction of session buffers and promotion of evicted turns

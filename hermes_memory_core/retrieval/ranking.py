@@ -9,8 +9,9 @@ from hermes_memory_core.config import RankingConfig
 
 __all__ = ["Candidate", "RankFields", "Ranked", "minmax", "rank"]
 
-#: What ranking needs of a memory: ``(session_id, created_at, updated_at, importance)``.
-RankFields = tuple[str | None, int, int, float]
+#: What ranking needs of a memory: ``(session_id, created_at, updated_at, importance, version, memory_type,
+#: access_count)`` (the last three bring a cached copy of the record up to date, or show it is stale).
+RankFields = tuple[str | None, int, int, float, int, str, int]
 
 _DAY = 86_400.0
 
@@ -69,7 +70,7 @@ def rank(
     mix_total = weights.relevance_weight + weights.recency_weight
     hits: list[Ranked] = []
     for c in present:
-        _session, _created, updated_at, importance = records[c.id]
+        updated_at, importance = records[c.id][2:4]
         relevance = (base[c.id] + weights.context_boost * neighbour.get(c.id, 0.0)) / (1.0 + weights.context_boost)
         age_days = max(0.0, (now - updated_at) / _DAY)
         recency = 0.5 ** (age_days / weights.recency_half_life_days)
@@ -88,7 +89,7 @@ def _neighbour_relevance(
     session written within ``window`` seconds (a question and its answer are neighbours)."""
     by_session: dict[str, list[tuple[int, str]]] = {}
     for c in present:
-        session_id, created_at, _updated, _importance = records[c.id]
+        session_id, created_at = records[c.id][:2]
         if session_id is not None:
             by_session.setdefault(session_id, []).append((created_at, c.id))
     out: dict[str, float] = {}

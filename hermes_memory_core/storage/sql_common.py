@@ -413,19 +413,21 @@ class SQLMetadataStore(ABC):
 
     def rank_fields(
         self, ids: Sequence[str], user_id: str, now: int | None = None
-    ) -> dict[str, tuple[str | None, int, int, float]]:
-        """``id → (session_id, created_at, updated_at, importance)`` of active, unexpired rows of one user.
+    ) -> dict[str, tuple[str | None, int, int, float, int, str, int]]:
+        """``id → (session_id, created_at, updated_at, importance, version, memory_type, access_count)`` of
+        active, unexpired rows of one user.
 
         The light columns ranking needs; full records are built only for the hits that are returned.
         """
         if not ids:
             return {}
         conn = self._reader()
-        out: dict[str, tuple[str | None, int, int, float]] = {}
+        out: dict[str, tuple[str | None, int, int, float, int, str, int]] = {}
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             sql = (
-                "SELECT id, session_id, created_at, updated_at, importance_score FROM memory_entries "
+                "SELECT id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count "
+                "FROM memory_entries "
                 f"WHERE id IN ({','.join('?' * len(chunk))}) AND +user_id = ? AND +is_active = 1"
             )
             params: list[Any] = [*chunk, user_id]
@@ -433,7 +435,7 @@ class SQLMetadataStore(ABC):
                 sql += " AND (+expires_at IS NULL OR +expires_at > ?)"
                 params.append(now)
             for row in conn.execute(sql, params):
-                out[row[0]] = (row[1], int(row[2]), int(row[3]), float(row[4]))
+                out[row[0]] = (row[1], int(row[2]), int(row[3]), float(row[4]), int(row[5]), row[6], int(row[7]))
         return out
 
     def find_current_fact(self, user_id: str, fact_key: str) -> str | None:

@@ -221,3 +221,18 @@ def test_cli_exports_embedded_and_restores_into_a_server_store(
             assert main(["search", query, "--user", "u", "--config", str(toml), "--data-dir", str(tmp_path / "s"),
                          "--json"]) == 0
             assert [h["id"] for h in json.loads(capsys.readouterr().out)] == want
+
+
+def test_hot_cache_never_serves_what_another_process_changed(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    schema = fresh_schema()
+    a_cfg = _server_config(tmp_path / "a", schema, f"hc_{uuid.uuid4().hex[:10]}")
+    with MemoryProvider(a_cfg, embedder=embedder, caller=ADMIN) as a:
+        mid = a.add("我喜欢喝美式咖啡", user_id="u")
+        a.search("咖啡", user_id="u")
+        assert a.hot_cache.size("u") == 1
+        # a second worker (its own process in production; its own connections and cache here) updates it
+        with MemoryProvider(_server_config(tmp_path / "b", schema, f"hc_{uuid.uuid4().hex[:10]}"),
+                            embedder=embedder, caller=ADMIN) as b:
+            b.update(mid, "我喜欢喝拿铁咖啡", user_id="u")
+        assert a.search("咖啡", user_id="u")[0].record.content == "我喜欢喝拿铁咖啡"
+        assert a.search("咖啡", user_id="u")[0].record.version == 2

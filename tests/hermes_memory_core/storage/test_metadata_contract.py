@@ -118,7 +118,7 @@ def test_rows_round_trip(store: SQLMetadataStore) -> None:
     assert got == r
     assert store.get_many([r.id, rec(2, "").id], "u1") == {r.id: r}
     assert store.get_many([r.id], "u2") == {}
-    assert store.rank_fields([r.id], "u1") == {r.id: ("s1", 1_000, 1_000, 0.5)}
+    assert store.rank_fields([r.id], "u1") == {r.id: ("s1", 1_000, 1_000, 0.5, 1, "long_term", 0)}
     assert store.access_log(r.id)[0][0] == "add"
     assert not store.is_empty()
 

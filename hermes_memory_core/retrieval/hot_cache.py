@@ -1,0 +1,105 @@
+"""A hot cache of each user's most-used memories (seed 003 §4.3).
+
+Search returns the same few memories of a user again and again (their name, their job, the project they talk
+about). The cache keeps the full records of each user's ``capacity`` most-returned memories, so a search builds
+those hits without reading, parsing and (for permanent memories) decrypting their rows again.
+
+Correctness does not depend on this process seeing every write. Every search already reads each candidate's
+light columns (:meth:`~hermes_memory_core.storage.sql_common.SQLMetadataStore.rank_fields`, which filters out
+deleted, expired and other users' rows); a cached record is used only when its ``version`` and tier equal the
+row's current ones (and it takes the row's current access count), so a change made by another process (server
+mode) is never served stale. Updates, deletes and tier changes in this process also drop the entry at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from hermes_memory_core.types import MemoryRecord
+
+__all__ = ["HotCache"]
+
+
+class HotCache:
+    """Per user, the records of the memories search returned most often.
+
+    Args:
+        capacity: Records kept per user (0 turns the cache off).
+        tracked: Use counts kept per user, as a multiple of ``capacity`` (the least used are forgotten first).
+    """
+
+    def __init__(self, capacity: int = 100, tracked: int = 10) -> None:
+        self.capacity = capacity
+        self._max_tracked = max(capacity * tracked, capacity)
+        self._records: dict[str, dict[str, MemoryRecord]] = {}
+        self._uses: dict[str, Counter[str]] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def lookup(self, user_id: str, ids: Sequence[str], current: Mapping[str, tuple[object, ...]]) -> dict[str, MemoryRecord]:
+        """Cached records among ``ids`` that are still current.
+
+        Args:
+            user_id: Whose memories.
+            ids: The memories wanted.
+            current: ``id → rank fields`` as just read from the store (version, tier and access count at
+                indexes 4, 5 and 6); a returned record carries the store's current access count.
+        """
+        out: dict[str, MemoryRecord] = {}
+        with self._lock:
+            cached = self._records.get(user_id, {})
+            for mid in ids:
+                rec = cached.get(mid)
+                row = current.get(mid)
+                if rec is not None and row is not None and rec.version == row[4] and rec.memory_type.value == row[5]:
+                    out[mid] = rec if rec.access_count == row[6] else dataclasses.replace(rec, access_count=row[6])
+                elif rec is not None:
+                    del cached[mid]  # changed elsewhere: never serve it again
+            self.hits += len(out)
+            self.misses += len(ids) - len(out)
+        return out
+
+    def record_use(self, user_id: str, records: Iterable[MemoryRecord]) -> None:
+        """Count one use of each returned record and keep it if it is now among the user's most used."""
+        if self.capacity <= 0:
+            return
+        with self._lock:
+            cached = self._records.setdefault(user_id, {})
+            uses = self._uses.setdefault(user_id, Counter())
+            for rec in records:
+                uses[rec.id] += 1
+                if rec.id in cached or len(cached) < self.capacity:
+                    cached[rec.id] = rec
+                    continue
+                coldest = min(cached, key=lambda m: uses[m])
+                if uses[rec.id] > uses[coldest]:
+                    del cached[coldest]
+                    cached[rec.id] = rec
+            if len(uses) > self._max_tracked:
+                keep = dict(uses.most_common(self._max_tracked // 2))
+                for mid in cached:
+                    keep.setdefault(mid, uses[mid])
+                self._uses[user_id] = Counter(keep)
+
+    def invalidate(self, memory_id: str) -> None:
+        """Drop one memory (after an update, delete or tier change)."""
+        with self._lock:
+            for cached in self._records.values():
+                cached.pop(memory_id, None)
+
+    def clear(self) -> None:
+        """Drop everything (after a key rotation or a restore)."""
+        with self._lock:
+            self._records.clear()
+            self._uses.clear()
+
+    def size(self, user_id: str | None = None) -> int:
+        """Records held for one user, or for all."""
+        with self._lock:
+            if user_id is not None:
+                return len(self._records.get(user_id, {}))
+            return sum(len(c) for c in self._records.values())
