@@ -177,6 +177,11 @@ class MemoryConfig(_Strict):
     redact_tiers: list[str] = Field(
         default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
     )
+    llm_keywords: bool = Field(
+        False,
+        description="Ask the provider's LLM for the 2-3 key terms of each search question and run the keyword leg "
+        "on them (falls back to the local tokenizer on any failure); off: the local tokenizer only.",
+    )
     hot_cache_size: int = Field(
         100, ge=0, le=100_000, description="Records of each user's most-searched memories kept in memory (0: off)."
     )

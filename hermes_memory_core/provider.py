@@ -39,6 +39,7 @@ from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
 from hermes_memory_core.lifecycle.promotion import RememberResult
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.retrieval.hot_cache import HotCache
+from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.short_term.session import SessionMemory
@@ -139,6 +140,7 @@ class MemoryProvider:
         self._access_lock = threading.Lock()
         self._access_buffer: list[tuple[str, str, int, str, str]] = []
         self._hot = HotCache(self.config.hot_cache_size)
+        self._keywords: KeywordExtractor | None = None
         self.data_dir = Path(self.config.data_dir)
         self._lock: DataDirLock | None = None
         self.embedder = embedder or load_embedder(
@@ -669,7 +671,7 @@ class MemoryProvider:
         query_vec = self.embedder.embed_query(text)
         dense = self.vectors.search(query_vec, n, flt)
         keyword = self.metadata.keyword_search(
-            uid, tokenize_query(text), n, memory_types=types, session_id=sid, tags=tag_filter,
+            uid, self._keyword_tokens(text), n, memory_types=types, session_id=sid, tags=tag_filter,
             created_from=start, created_to=end, now=at,
         )
         merged: dict[str, Candidate] = {}
@@ -690,6 +692,18 @@ class MemoryProvider:
         self._hot.record_use(uid, [h.record for h in hits])
         self._note_access(hits, uid, who)
         return hits
+
+    def _keyword_tokens(self, text: str) -> list[str]:
+        """The keyword leg's query: the LLM's key terms when ``llm_keywords`` is on, else the local tokenizer."""
+        if self.config.llm_keywords and self.llm is not None:
+            if self._keywords is None or self._keywords.llm is not self.llm:
+                self._keywords = KeywordExtractor(self.llm, self.config.llm_timeout_seconds)
+            terms = self._keywords.terms(text)
+            if terms:
+                toks = tokenize_query(" ".join(terms))
+                if toks:
+                    return toks
+        return tokenize_query(text)
 
     def _note_access(self, hits: Sequence[MemoryHit], user_id: str, who: Caller) -> None:
         if not hits:
