@@ -273,23 +273,49 @@ class PostgresMetadataStore(SQLMetadataStore):
         if self.cipher is not None:
             terms += [self.cipher.token_hash(t) for t in terms]
         shard = keyword_shard(user_id)
-        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
-        sql = (
+        scored = (
             "WITH st AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl "
             "            FROM memory_keyword_docs WHERE shard = ?), "
             "df AS (SELECT term, count(*)::float8 AS df FROM memory_keyword_terms "
             "       WHERE shard = ? AND term = ANY(?::text[]) GROUP BY term), "
             "idf AS (SELECT df.term, CASE WHEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) > 0 "
             "        THEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) ELSE 1e-6 END AS w FROM df CROSS JOIN st), "
-            f"scored AS (SELECT t.memory_id, sum(idf.w * t.tf * {_K1 + 1} / "
-            f"       (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl))) AS score "
+            f"scored AS (SELECT t.memory_id, round(sum(idf.w * t.tf * {_K1 + 1} / "
+            f"       (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl)))::numeric, 9)::float8 AS score "
             "       FROM memory_keyword_terms t JOIN idf ON idf.term = t.term CROSS JOIN st "
             "       WHERE t.user_id = ? GROUP BY t.memory_id) "
-            "SELECT s.memory_id, round(s.score::numeric, 9)::float8 AS score FROM scored s "
-            "JOIN memory_entries e ON e.id = s.memory_id "
-            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY 2 DESC, s.memory_id LIMIT ?"
         )
-        rows = self.reader().execute(sql, [shard, shard, terms, user_id, user_id, *params, limit])
+        head = [shard, shard, terms, user_id]
+        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
+        conn = self.reader()
+        # Two steps, as in SQLite: rank the postings alone, then check the filters of the best by primary key; only
+        # when filters leave too few while more matches exist does one joined query rank the filtered set.
+        fetch = limit * 3
+        ranked = [
+            (r[0], float(r[1]))
+            for r in conn.execute(
+                scored + "SELECT memory_id, score FROM scored ORDER BY score DESC, memory_id LIMIT ?",
+                [*head, fetch],
+            )
+        ]
+        if not ranked:
+            return []
+        keep = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT e.id FROM memory_entries e WHERE e.id = ANY(?::text[]) AND e.user_id = ? "
+                f"AND e.is_active = 1 {where}",
+                [[mid for mid, _ in ranked], user_id, *params],
+            )
+        }
+        out = [hit for hit in ranked if hit[0] in keep]
+        if len(out) >= limit or len(ranked) < fetch:
+            return out[:limit]
+        rows = conn.execute(
+            scored + "SELECT s.memory_id, s.score FROM scored s JOIN memory_entries e ON e.id = s.memory_id "
+            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY s.score DESC, s.memory_id LIMIT ?",
+            [*head, user_id, *params, limit],
+        )
         return [(r[0], float(r[1])) for r in rows]
 
     def optimize_keyword_index(self) -> None:

@@ -284,3 +284,12 @@ def test_backup_is_a_sqlite_store_with_the_same_answers(store: SQLMetadataStore,
             assert [s for _, s in theirs] == pytest.approx([s for _, s in ours], rel=1e-9)
     finally:
         copy.close()
+
+
+def test_filters_reach_past_the_best_unfiltered_matches(store: SQLMetadataStore) -> None:
+    strong = [rec(i, "coffee coffee coffee beans", tags=("a",)) for i in range(30)]
+    weak = [rec(100 + i, f"coffee and a long sentence about other things number {i}", tags=("b",)) for i in range(5)]
+    add(store, *strong, *weak)
+    hits = store.keyword_search("u1", tokenize_query("coffee"), 3, tags=["b"])
+    assert len(hits) == 3 and all(n(i) >= 100 for i, _ in hits)
+    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 3)] == [0, 1, 2]  # ties by id
