@@ -8,8 +8,9 @@ Usage (the command line is a contract)::
 Each conversation is loaded through the public API (``add_many``: one memory per turn, text
 "speaker: text", ``created_at`` from the session date, the conversation's sample id as user id), then every
 question of categories 1-4 with evidence is asked with ``search(..., now=<last session date>)``. BM25 alone is
-the product's keyword leg, dense alone its vector leg, over the same store. Prints Recall@k and nDCG@10 per
-category and overall. Embeddings are cached in ``--cache-dir`` (the same model's vectors, not recomputed).
+rank-bm25's ``BM25Okapi`` (the reference scorer) over the conversation's turns with the product's tokenizer;
+dense alone is the product's vector leg over the same store. Prints Recall@k and nDCG@10 per category and
+overall. Embeddings are cached in ``--cache-dir`` (the same model's vectors, not recomputed).
 """
 
 from __future__ import annotations
@@ -39,6 +40,15 @@ def _ndcg(ranked: list[str], relevant: set[str], k: int) -> float:
     return dcg / ideal if ideal else 0.0
 
 
+def _bm25_top(index: tuple[list[str], Any], query: list[str], depth: int, dia_of: dict[str, str]) -> list[str]:
+    ids, bm25 = index
+    if not query:
+        return []
+    scores = bm25.get_scores(query)
+    order = sorted(range(len(ids)), key=lambda i: -scores[i])[:depth]
+    return [dia_of[ids[i]] for i in order if scores[i] > 0]
+
+
 def _summarise(rows: list[dict[str, Any]], ks: list[int]) -> dict[str, Any]:
     def agg(subset: list[dict[str, Any]]) -> dict[str, float]:
         out = {f"recall@{k}": statistics.fmean(r[f"recall@{k}"] for r in subset) for k in ks}
@@ -62,9 +72,11 @@ def evaluate(
     tune: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """Load the conversations into a fresh store and score the three retrievers."""
+    from rank_bm25 import BM25Okapi
+
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
-    from hermes_memory_core.retrieval.tokenizer import tokenize_query
+    from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
     from hermes_memory_core.storage.vectors import VectorFilter
 
     depth = max(max(ks), 10)
@@ -77,6 +89,7 @@ def evaluate(
             if tune is not None:
                 tune(mem)
             dia_of: dict[str, str] = {}
+            bm25: dict[str, tuple[list[str], Any]] = {}
             total_turns = sum(len(c.turns) for c in conversations)
             progress = Progress("loading turns", total_turns)
             loaded = 0
@@ -93,6 +106,7 @@ def evaluate(
                 ]
                 base = loaded
                 ids = mem.add_many(items, on_progress=lambda done, _n, base=base: progress.update(base + done))
+                bm25[conv.sample_id] = (ids, BM25Okapi([tokenize(t.content) or ["_"] for t in conv.turns]))
                 loaded += len(ids)
                 dia_of.update({mid: t.dia_id for mid, t in zip(ids, conv.turns, strict=True)})
             embedder.save()
@@ -107,10 +121,7 @@ def evaluate(
                     latencies.append(time.perf_counter() - t0)
                     ranked = {
                         "hermes": [dia_of[h.id] for h in hits],
-                        "bm25": [
-                            dia_of[i]
-                            for i, _ in mem.metadata.keyword_search(conv.sample_id, tokenize_query(q.question), depth)
-                        ],
+                        "bm25": _bm25_top(bm25[conv.sample_id], tokenize_query(q.question), depth, dia_of),
                         "dense": [
                             dia_of[i]
                             for i, _ in mem.vectors.search(

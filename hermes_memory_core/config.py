@@ -72,6 +72,13 @@ class RankingConfig(_Strict):
             "context_window_seconds); answers often sit next to the turn that matches the question."
         ),
     )
+    keyword_context_weight: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="In the keyword leg, weight of a memory's conversational context (the words of the memories "
+        "before and after it in its session) against its own words (1.0).",
+    )
     context_window_seconds: int = Field(
         60, ge=0, description="Two memories of one session this close in created_at count as neighbours."
     )

@@ -343,6 +343,7 @@ def _restore_into_server(
         provider._check_store_identity()
         provider._load_cipher()
         provider.metadata.repair_keyword_index(tokenize)
+        provider.metadata.set_meta("keyword_index_rebuild", "0")
         _load_vectors(provider, bundle, manifest, overwrite)
         return provider
     except BaseException as exc:

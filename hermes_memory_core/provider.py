@@ -166,6 +166,9 @@ class MemoryProvider:
             self.metadata.open()
             self._check_store_identity()
             self._load_cipher()
+            if self.metadata.get_meta("keyword_index_rebuild") == "1":  # set by a migration that changed the index
+                self.metadata.repair_keyword_index(tokenize)
+                self.metadata.set_meta("keyword_index_rebuild", "0")
             self.vectors.open()
         except BaseException:
             self._release()
@@ -672,7 +675,7 @@ class MemoryProvider:
         dense = self.vectors.search(query_vec, n, flt)
         keyword = self.metadata.keyword_search(
             uid, self._keyword_tokens(text), n, memory_types=types, session_id=sid, tags=tag_filter,
-            created_from=start, created_to=end, now=at,
+            created_from=start, created_to=end, now=at, context_weight=weights.keyword_context_weight,
         )
         merged: dict[str, Candidate] = {}
         for mid, score in dense:

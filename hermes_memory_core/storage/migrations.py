@@ -158,7 +158,33 @@ def m003_sessions(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_keyword_index, m003_sessions]
+def m004_keyword_context(conn: sqlite3.Connection) -> None:
+    """Keyword index with a second field: each memory's conversational context (its neighbours' tokens).
+
+    FTS5 tables cannot gain a column, so the shards are recreated empty and ``keyword_index_rebuild`` is set in
+    ``memory_meta``: the store re-indexes every memory at its next open, once the encryption key is loaded (the
+    tokens of permanent memories are stored as keyed hashes). The index on (user, session, time) finds
+    neighbours.
+    """
+    conn.execute("DELETE FROM memory_keyword_docs")
+    for shard in range(KEYWORD_SHARDS):
+        conn.execute(f"DROP TABLE {fts_table(shard)}")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE {fts_table(shard)} USING fts5(user_key, tokens, context, tokenize = 'unicode61')"
+        )
+    conn.execute("CREATE INDEX idx_entries_session_time ON memory_entries(user_id, session_id, created_at)")
+    conn.execute(
+        "INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_initial,
+    m002_keyword_index,
+    m003_sessions,
+    m004_keyword_context,
+]
 
 
 def _ensure_table(conn: sqlite3.Connection) -> None:

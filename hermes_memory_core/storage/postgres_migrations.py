@@ -136,11 +136,20 @@ CREATE TABLE promotion_queue (
 ALTER TABLE memory_entries ADD COLUMN last_accessed_at BIGINT;
 """
 
+_M004 = """
+ALTER TABLE memory_keyword_terms ADD COLUMN ctf INTEGER NOT NULL DEFAULT 0;
+DELETE FROM memory_keyword_docs;
+CREATE INDEX idx_entries_session_time ON memory_entries(user_id, session_id, created_at);
+INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
     ("m002_keyword_index", _M002),
     ("m003_sessions", _M003),
+    ("m004_keyword_context", _M004),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

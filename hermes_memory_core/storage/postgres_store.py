@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from hermes_memory_core.errors import BackendUnavailableError, ConfigError, ConsistencyError
 from hermes_memory_core.storage import postgres_migrations
-from hermes_memory_core.storage.sql_common import SQLMetadataStore
+from hermes_memory_core.storage.sql_common import DEFAULT_CONTEXT_WEIGHT, SQLMetadataStore
 from hermes_memory_core.storage.sqlite_store import keyword_shard
 
 __all__ = ["COPY_TABLES", "PostgresMetadataStore"]
@@ -224,23 +224,29 @@ class PostgresMetadataStore(SQLMetadataStore):
         return f"({column}::jsonb ->> '{key}')"
 
     # ------------------------------------------------------------------ keyword index (BM25 postings)
-    def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
+    def _index_keywords(
+        self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
+    ) -> None:
         self._unindex_keywords(conn, memory_id)
-        self._index_new_keywords(conn, [(memory_id, user_id, toks)])
+        self._index_new_keywords(conn, [(memory_id, user_id, toks, context)])
 
-    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str]]]) -> None:
+    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
         doc_rows, term_rows = [], []
-        for memory_id, user_id, toks in docs:
+        for memory_id, user_id, toks, context in docs:
             shard = keyword_shard(user_id)
-            length = len(toks) + 1  # FTS5 counts the user-key column's one token in a row's length; so do we
+            # FTS5 counts every column's tokens in a row's length, the user-key column's one token included
+            length = len(toks) + len(context) + 1
             doc_rows.append((memory_id, user_id, shard, length))
-            term_rows.extend((user_id, t, memory_id, shard, tf, length) for t, tf in sorted(Counter(toks).items()))
+            own, near = Counter(toks), Counter(context)
+            term_rows.extend(
+                (user_id, t, memory_id, shard, own[t], near[t], length) for t in sorted(own.keys() | near.keys())
+            )
         with conn.raw.cursor() as cur:
             with cur.copy("COPY memory_keyword_docs (memory_id, user_id, shard, length) FROM STDIN") as copy:
                 for row in doc_rows:
                     copy.write_row(row)
             with cur.copy(
-                "COPY memory_keyword_terms (user_id, term, memory_id, shard, tf, doc_length) FROM STDIN"
+                "COPY memory_keyword_terms (user_id, term, memory_id, shard, tf, ctf, doc_length) FROM STDIN"
             ) as copy:
                 for row in term_rows:
                     copy.write_row(row)
@@ -260,8 +266,10 @@ class PostgresMetadataStore(SQLMetadataStore):
         created_from: int | None = None,
         created_to: int | None = None,
         now: int | None = None,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
-        """SQLite FTS5's BM25, computed in one SQL statement with the filters.
+        """SQLite FTS5's BM25, computed in SQL, with its column weights: a term's frequency counts
+        ``tf + context_weight × ctf`` (own tokens, conversational context).
 
         Document count, average length and document frequencies are those of the user's keyword shard, exactly
         as FTS5 sees its shard table, so a store restored from SQLite into PostgreSQL (or back) ranks the same:
@@ -273,19 +281,23 @@ class PostgresMetadataStore(SQLMetadataStore):
         if self.cipher is not None:
             terms += [self.cipher.token_hash(t) for t in terms]
         shard = keyword_shard(user_id)
+        # with no weight on the context field only memories whose own tokens match count (FTS5's column filter)
+        own_only = "AND tf > 0" if context_weight <= 0 else ""
         scored = (
             "WITH st AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl "
             "            FROM memory_keyword_docs WHERE shard = ?), "
             "df AS (SELECT term, count(*)::float8 AS df FROM memory_keyword_terms "
-            "       WHERE shard = ? AND term = ANY(?::text[]) GROUP BY term), "
+            f"       WHERE shard = ? AND term = ANY(?::text[]) {own_only} GROUP BY term), "
             "idf AS (SELECT df.term, CASE WHEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) > 0 "
             "        THEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) ELSE 1e-6 END AS w FROM df CROSS JOIN st), "
-            f"scored AS (SELECT t.memory_id, round(sum(idf.w * t.tf * {_K1 + 1} / "
-            f"       (t.tf + {_K1} * ({1 - _B} + {_B} * t.doc_length / st.avgdl)))::numeric, 9)::float8 AS score "
-            "       FROM memory_keyword_terms t JOIN idf ON idf.term = t.term CROSS JOIN st "
-            "       WHERE t.user_id = ? GROUP BY t.memory_id) "
+            "tf AS (SELECT t.memory_id, t.term, t.doc_length, (t.tf + ?::float8 * t.ctf) AS f "
+            "       FROM memory_keyword_terms t WHERE t.user_id = ? AND t.term = ANY(?::text[])), "
+            f"scored AS (SELECT tf.memory_id, round(sum(idf.w * tf.f * {_K1 + 1} / "
+            f"       (tf.f + {_K1} * ({1 - _B} + {_B} * tf.doc_length / st.avgdl)))::numeric, 9)::float8 AS score "
+            "       FROM tf JOIN idf ON idf.term = tf.term CROSS JOIN st "
+            f"       WHERE {'tf.f > 0' if own_only else 'true'} GROUP BY tf.memory_id) "
         )
-        head = [shard, shard, terms, user_id]
+        head = [shard, shard, terms, float(context_weight), user_id, terms]
         where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
         conn = self.reader()
         # Two steps, as in SQLite: rank the postings alone, then check the filters of the best by primary key; only
@@ -357,6 +369,7 @@ class PostgresMetadataStore(SQLMetadataStore):
             with self.connection() as raw, raw.transaction():
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 with copy.atomic() as dest:
+                    dest.execute("DELETE FROM memory_meta")  # the new file's own housekeeping rows; ours replace them
                     for table in COPY_TABLES:
                         columns = _columns(dest, table)
                         insert = (
@@ -369,6 +382,7 @@ class PostgresMetadataStore(SQLMetadataStore):
                                 dest.executemany(insert, rows)
             copy.cipher = self.cipher
             copy.repair_keyword_index(tokenize)
+            copy.set_meta("keyword_index_rebuild", "0")
         finally:
             copy.close()
         conn = sqlite3.connect(str(target))

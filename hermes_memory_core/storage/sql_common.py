@@ -13,14 +13,18 @@ from __future__ import annotations
 import contextlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import ConsistencyError, EncryptionKeyError, NotFoundError
+from hermes_memory_core.retrieval.tokenizer import tokenize
 from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
 
-__all__ = ["COLUMNS", "SQLMetadataStore"]
+__all__ = ["COLUMNS", "DEFAULT_CONTEXT_WEIGHT", "SQLMetadataStore"]
+
+#: Weight of a memory's conversational context in the keyword leg (tuned on LoCoMo conversations 0-4).
+DEFAULT_CONTEXT_WEIGHT = 0.2
 
 COLUMNS = (
     "id, user_id, session_id, content, memory_type, importance_score, access_count, created_at, updated_at, "
@@ -74,13 +78,15 @@ class SQLMetadataStore(ABC):
         """SQL expression for the text of top-level ``key`` of a JSON column (both are our own constants)."""
 
     @abstractmethod
-    def _index_keywords(self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
-        """(Re)index one memory's keyword tokens inside the open transaction."""
+    def _index_keywords(
+        self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
+    ) -> None:
+        """(Re)index one memory's keyword tokens (and its neighbours' tokens as context) in the open transaction."""
 
-    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str]]]) -> None:
-        """Index ``(memory_id, user_id, tokens)`` of memories inserted in the open transaction (batch form)."""
-        for memory_id, user_id, toks in docs:
-            self._index_keywords(conn, memory_id, user_id, toks)
+    def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
+        """Index ``(memory_id, user_id, tokens, context)`` of memories not in the index yet (batch form)."""
+        for memory_id, user_id, toks, context in docs:
+            self._index_keywords(conn, memory_id, user_id, toks, context)
 
     @abstractmethod
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
@@ -99,8 +105,12 @@ class SQLMetadataStore(ABC):
         created_from: int | None = None,
         created_to: int | None = None,
         now: int | None = None,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
-        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``."""
+        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``.
+
+        A memory's own tokens count fully, its neighbours' (the context field) ``context_weight`` times.
+        """
 
     @abstractmethod
     def optimize_keyword_index(self) -> None:
@@ -117,9 +127,11 @@ class SQLMetadataStore(ABC):
     def is_empty(self) -> bool:
         """True when the store holds no memory, session or meta row."""
         conn = self._reader()
+        if conn.execute("SELECT 1 FROM memory_meta WHERE key != 'keyword_index_rebuild' LIMIT 1").fetchone():
+            return False  # a store identity (model, dimension, key check) was recorded
         return all(
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
-            for table in ("memory_entries", "memory_meta", "sessions", "promotion_queue")
+            for table in ("memory_entries", "sessions", "promotion_queue")
         )
 
     # ------------------------------------------------------------------ meta
@@ -188,13 +200,7 @@ class SQLMetadataStore(ABC):
                 "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(r.id, tag) for r in records for tag in r.tags],
             )
-            self._index_new_keywords(
-                conn,
-                [
-                    (r.id, r.user_id, self._index_tokens(r.memory_type.value, toks))
-                    for r, toks in zip(records, tokens, strict=True)
-                ],
-            )
+            self._index_inserted(conn, records, tokens)
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'add', ?, '')",
                 [(r.id, r.user_id, r.updated_at) for r in records],
@@ -204,9 +210,12 @@ class SQLMetadataStore(ABC):
         """Physically remove rows (compensation of a write whose vector half failed; never for user deletes)."""
         with self.atomic() as conn:
             for memory_id in ids:
+                place = self._place(conn, memory_id)
                 self._unindex_keywords(conn, memory_id)
                 conn.execute("DELETE FROM memory_entries WHERE id = ?", (memory_id,))
                 conn.execute("DELETE FROM memory_access_log WHERE memory_id = ?", (memory_id,))
+                if place is not None:  # its neighbours no longer see its words
+                    self._refresh_context(conn, place[0], place[1], place[2], place[2])
 
     def add_version(
         self, memory_id: str, content: str, note: str, now: int, tokens: Sequence[str], user_id: str
@@ -229,7 +238,7 @@ class SQLMetadataStore(ABC):
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
                 (stored, version, now, memory_id),
             )
-            self._index_keywords(conn, memory_id, user_id, self._index_tokens(row[1], tokens))
+            self._reindex(conn, memory_id, tokens)
             conn.execute(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'update', ?, ?)",
                 (memory_id, user_id, now, note),
@@ -252,10 +261,7 @@ class SQLMetadataStore(ABC):
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
                 (prev[1], prev[0], prev[2], memory_id),
             )
-            from hermes_memory_core.retrieval.tokenizer import tokenize
-
-            plain = self._open_text(memory_id, prev[1])
-            self._index_keywords(conn, memory_id, row[0], self._index_tokens(row[1], tokenize(plain)))
+            self._reindex(conn, memory_id)
 
     def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
         """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
@@ -269,7 +275,7 @@ class SQLMetadataStore(ABC):
                 "UPDATE memory_entries SET is_active = 0, deleted_at = ?, delete_reason = ? WHERE id = ?",
                 (now, reason, memory_id),
             )
-            self._unindex_keywords(conn, memory_id)
+            self._reindex(conn, memory_id)  # leaves the index; its neighbours no longer see its words
             conn.execute(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'delete', ?, ?)",
                 (memory_id, row[0], now, reason),
@@ -330,23 +336,123 @@ class SQLMetadataStore(ABC):
                 [(e[0], e[1], e[3], e[2], e[4]) for e in entries],
             )
 
-    def repair_keyword_index(self, tokenizer: Callable[[str], list[str]]) -> int:
-        """Index active memories missing from the keyword index and drop entries of inactive ones."""
+    def repair_keyword_index(self, tokenizer: Callable[[str], list[str]] = tokenize) -> int:
+        """Index active memories missing from the keyword index (with their conversational context) and drop
+        entries of inactive ones. Returns how many memories it fixed."""
         with self.atomic() as conn:
             missing = conn.execute(
-                "SELECT e.id, e.user_id, e.content, e.memory_type FROM memory_entries e WHERE e.is_active = 1 "
-                "AND NOT EXISTS (SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
+                "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at, e.content FROM memory_entries e "
+                "WHERE e.is_active = 1 AND NOT EXISTS (SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
             ).fetchall()
-            for memory_id, owner, content, tier in missing:
-                plain = self._open_text(memory_id, content)
-                self._index_keywords(conn, memory_id, owner, self._index_tokens(tier, tokenizer(plain)))
             stale = conn.execute(
-                "SELECT d.memory_id FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id "
-                "WHERE e.is_active = 0"
+                "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at FROM memory_keyword_docs d "
+                "JOIN memory_entries e ON e.id = d.memory_id WHERE e.is_active = 0"
             ).fetchall()
-            for (memory_id,) in stale:
+            for memory_id, *_rest in stale:
                 self._unindex_keywords(conn, memory_id)
+            spans: dict[tuple[str, str], list[int]] = {}
+            for memory_id, owner, session, tier, created, content in missing:
+                if session is None or tier == MemoryType.PERMANENT.value:
+                    plain = self._open_text(memory_id, content)
+                    self._index_keywords(conn, memory_id, owner, self._index_tokens(tier, tokenizer(plain)))
+                else:
+                    spans.setdefault((owner, session), []).append(int(created))
+            for _memory_id, owner, session, tier, created in stale:
+                if session is not None and tier != MemoryType.PERMANENT.value:
+                    spans.setdefault((owner, session), []).append(int(created))
+            for (owner, session), times in spans.items():
+                self._refresh_context(conn, owner, session, min(times), max(times))
         return len(missing) + len(stale)
+
+    # ------------------------------------------------------------------ conversational context of the keyword index
+    # Each memory of a session is indexed with its own tokens and, in a second field, the tokens of its neighbours
+    # in the conversation (the previous and next active memory of the same session): an answer ("Yes, every
+    # Sunday!") is found by the words of the question it answers. The keyword leg weighs that field by
+    # ``keyword_context_weight``. Permanent memories neither get nor give context (their words stay sealed), and
+    # a deleted memory's words leave its neighbours' entries at once.
+    def _index_inserted(
+        self, conn: Any, records: Sequence[MemoryRecord], tokens: Sequence[Sequence[str]]
+    ) -> None:
+        own: dict[str, Sequence[str]] = {}
+        spans: dict[tuple[str, str], list[int]] = {}
+        alone: list[tuple[str, str, Sequence[str], Sequence[str]]] = []
+        for r, toks in zip(records, tokens, strict=True):
+            if r.session_id is None or r.memory_type is MemoryType.PERMANENT:
+                alone.append((r.id, r.user_id, self._index_tokens(r.memory_type.value, toks), ()))
+            else:
+                own[r.id] = toks
+                spans.setdefault((r.user_id, r.session_id), []).append(r.created_at)
+        if alone:
+            self._index_new_keywords(conn, alone)
+        for (owner, session), times in spans.items():
+            self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
+
+    def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
+        """``(user_id, session_id, created_at)`` of a memory that takes part in conversational context."""
+        row = conn.execute(
+            "SELECT user_id, session_id, created_at, memory_type FROM memory_entries WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None or row[1] is None or row[3] == MemoryType.PERMANENT.value:
+            return None
+        return str(row[0]), str(row[1]), int(row[2])
+
+    def _reindex(self, conn: Any, memory_id: str, tokens: Sequence[str] | None = None) -> None:
+        """Bring one memory's keyword entry, and its neighbours' context, in line with its current row."""
+        row = conn.execute(
+            "SELECT user_id, session_id, memory_type, created_at, content, is_active FROM memory_entries WHERE id = ?",
+            (memory_id,),
+        ).fetchone()
+        if row is None:
+            return
+        owner, session, tier, created, content, active = row
+        if not active:
+            self._unindex_keywords(conn, memory_id)
+        elif session is None or tier == MemoryType.PERMANENT.value:
+            toks = tokens if tokens is not None else tokenize(self._open_text(memory_id, content))
+            self._index_keywords(conn, memory_id, owner, self._index_tokens(tier, toks))
+            return
+        if session is not None and tier != MemoryType.PERMANENT.value:
+            own = {memory_id: tokens} if tokens is not None and active else None
+            self._refresh_context(conn, owner, session, int(created), int(created), own)
+
+    def _refresh_context(
+        self,
+        conn: Any,
+        user_id: str,
+        session_id: str,
+        lo: int,
+        hi: int,
+        own: Mapping[str, Sequence[str]] | None = None,
+        new: Iterable[str] = (),
+    ) -> None:
+        """(Re)index the session's memories created in ``[lo, hi]`` and the one just before and after, each with
+        its neighbours' tokens as context.
+
+        Args:
+            own: Known tokens of some memories (just written); others are tokenized from their rows.
+            new: Memories inserted in this transaction, not in the keyword index yet.
+        """
+        base = (
+            "SELECT id, content FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 "
+            "AND memory_type != 'permanent' AND "
+        )
+        key = (user_id, session_id)
+        before = conn.execute(base + "created_at < ? ORDER BY created_at DESC, id DESC LIMIT 2", (*key, lo)).fetchall()
+        middle = conn.execute(base + "created_at >= ? AND created_at <= ? ORDER BY created_at, id", (*key, lo, hi)).fetchall()
+        after = conn.execute(base + "created_at > ? ORDER BY created_at, id LIMIT 2", (*key, hi)).fetchall()
+        rows = [*reversed(before), *middle, *after]
+        own = own or {}
+        fresh_ids = set(new)
+        toks = [own[mid] if mid in own else tokenize(self._open_text(mid, text)) for mid, text in rows]
+        fresh: list[tuple[str, str, Sequence[str], Sequence[str]]] = []
+        for i in range(max(len(before) - 1, 0), len(rows) - max(len(after) - 1, 0)):
+            context = [*(toks[i - 1] if i > 0 else ()), *(toks[i + 1] if i + 1 < len(rows) else ())]
+            if rows[i][0] in fresh_ids:
+                fresh.append((rows[i][0], user_id, toks[i], context))
+            else:
+                self._index_keywords(conn, rows[i][0], user_id, toks[i], context)
+        if fresh:
+            self._index_new_keywords(conn, fresh)
 
     # ------------------------------------------------------------------ reads
     def _record(self, row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hermes_memory_core.errors import ConsistencyError
 from hermes_memory_core.storage import migrations
-from hermes_memory_core.storage.sql_common import SQLMetadataStore
+from hermes_memory_core.storage.sql_common import DEFAULT_CONTEXT_WEIGHT, SQLMetadataStore
 
 __all__ = ["SQLiteMetadataStore", "user_key"]
 
@@ -40,9 +40,10 @@ def user_key(user_id: str) -> str:
     return "u" + hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
-def _fts_query(user: str, tokens: Sequence[str]) -> str:
+def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
     terms = " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
-    return f'user_key : "{user}" AND tokens : ({terms})'
+    columns = "{tokens context}" if with_context else "tokens"
+    return f'user_key : "{user}" AND {columns} : ({terms})'
 
 
 
@@ -141,7 +142,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
         return f"json_extract({column}, '$.{key}')"
 
     # ------------------------------------------------------------------ keyword index (FTS5)
-    def _index_keywords(self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str]) -> None:
+    def _index_keywords(
+        self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
+    ) -> None:
         shard = keyword_shard(user_id)
         row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is None:
@@ -153,8 +156,8 @@ class SQLiteMetadataStore(SQLMetadataStore):
             conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (doc,))
             conn.execute("UPDATE memory_keyword_docs SET shard = ? WHERE doc = ?", (shard, doc))
         conn.execute(
-            f"INSERT INTO {migrations.fts_table(shard)} (rowid, user_key, tokens) VALUES (?, ?, ?)",
-            (doc, user_key(user_id), " ".join(toks)),
+            f"INSERT INTO {migrations.fts_table(shard)} (rowid, user_key, tokens, context) VALUES (?, ?, ?, ?)",
+            (doc, user_key(user_id), " ".join(toks), " ".join(context)),
         )
 
     def _unindex_keywords(self, conn: sqlite3.Connection, memory_id: str) -> None:
@@ -175,8 +178,11 @@ class SQLiteMetadataStore(SQLMetadataStore):
         created_from: int | None = None,
         created_to: int | None = None,
         now: int | None = None,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
         """BM25 over one user's active memories. Returns ``(id, score)`` with higher scores better.
+
+        FTS5 weighs each column's term frequency: own tokens 1.0, conversational context ``context_weight``.
 
         Two steps keep it fast at scale: FTS5 ranks its own top documents (no join), then the filters are
         checked by primary key. If filtering leaves too few while more matches exist, one joined query answers.
@@ -186,14 +192,14 @@ class SQLiteMetadataStore(SQLMetadataStore):
         terms = list(dict.fromkeys(tokens))
         if self.cipher is not None:
             terms += [self.cipher.token_hash(t) for t in terms]
-        match = _fts_query(user_key(user_id), terms)
+        match = _fts_query(user_key(user_id), terms, context_weight > 0)
         fts = migrations.fts_table(keyword_shard(user_id))
         conn = self._reader()
         fetch = limit * 3
         ranked = conn.execute(
-            f"SELECT rowid, -bm25({fts}, 0.0, 1.0) AS score FROM {fts} WHERE {fts} MATCH ? "
+            f"SELECT rowid, -bm25({fts}, 0.0, 1.0, ?) AS score FROM {fts} WHERE {fts} MATCH ? "
             "ORDER BY score DESC LIMIT ?",
-            (match, fetch),
+            (context_weight, match, fetch),
         ).fetchall()
         if not ranked:
             return []
@@ -221,11 +227,11 @@ class SQLiteMetadataStore(SQLMetadataStore):
         if len(out) >= limit or len(ranked) < fetch:
             return out[:limit]
         sql = (
-            f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0), 9) AS score FROM {fts} "
+            f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0, ?), 9) AS score FROM {fts} "
             f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
             f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC, e.id LIMIT ?"
         )
-        return [(r[0], float(r[1])) for r in conn.execute(sql, [match, user_id, *params, limit])]
+        return [(r[0], float(r[1])) for r in conn.execute(sql, [context_weight, match, user_id, *params, limit])]
 
     def optimize_keyword_index(self) -> None:
         """Merge the FTS index into one segment (queries on a large index get about twice as fast)."""

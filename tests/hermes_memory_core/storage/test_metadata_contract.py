@@ -22,7 +22,7 @@ from hermes_memory_core.trust.encryption import ContentCipher, decode_key
 from hermes_memory_core.types import MemoryRecord, MemoryType
 from tests.conftest import NEEDS_POSTGRES, POSTGRES_URL, TEST_KEY, fresh_schema
 
-MIGRATION_NAMES = ["m001_initial", "m002_keyword_index", "m003_sessions"]
+MIGRATION_NAMES = ["m001_initial", "m002_keyword_index", "m003_sessions", "m004_keyword_context"]
 CORPUS = [
     "我喜欢喝美式咖啡", "用户主用 Python，避免 Java", "The user runs a marathon in Berlin",
     "Caroline went to the LGBTQ support group", "Melanie paints sunsets with her kids",
@@ -263,7 +263,8 @@ def test_threads_write_and_read_at_once(store: SQLMetadataStore) -> None:
 
 
 def test_backup_is_a_sqlite_store_with_the_same_answers(store: SQLMetadataStore, tmp_path: Path) -> None:
-    add(store, *[rec(i, t, tags=("x",) if i % 2 else ()) for i, t in enumerate(CORPUS)])
+    add(store, *[rec(i, t, tags=("x",) if i % 2 else (), session=f"s{i % 3}", created=1_000 + 30 * i)
+                 for i, t in enumerate(CORPUS)])
     add(store, rec(50, "生日是五月一日", tier=MemoryType.PERMANENT))
     store.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, tokenize("我喜欢喝拿铁咖啡"), "u1")
     store.soft_delete(rec(3, "").id, "bye", 2_100)
@@ -293,3 +294,32 @@ def test_filters_reach_past_the_best_unfiltered_matches(store: SQLMetadataStore)
     hits = store.keyword_search("u1", tokenize_query("coffee"), 3, tags=["b"])
     assert len(hits) == 3 and all(n(i) >= 100 for i, _ in hits)
     assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 3)] == [0, 1, 2]  # ties by id
+
+
+def test_conversational_context_finds_answers_and_forgets_deleted_words(store: SQLMetadataStore) -> None:
+    q, a, later = (rec(1, "Do you go running?", session="s", created=100),
+                   rec(2, "Yes, every Sunday morning!", session="s", created=130),
+                   rec(3, "Nice, me too", session="s", created=160))
+    add(store, q, a, later)
+
+    def found(text: str, weight: float = 0.2) -> list[int]:
+        return [n(i) for i, _ in store.keyword_search("u1", tokenize_query(text), 10, context_weight=weight)]
+
+    assert found("running")[:1] == [1] and 2 in found("running")  # the answer is found by its question's words
+    assert found("running", weight=0.0) == [1]
+    assert 3 not in found("running")  # only direct neighbours
+    store.add_version(q.id, "Do you swim?", "edit", 200, tokenize("Do you swim?"), "u1")
+    assert 2 in found("swim") and 2 not in found("running")
+    store.soft_delete(q.id, "forget it", 300)
+    assert found("swim") == [] and found("running") == []  # a deleted memory's words leave its neighbours too
+    add(store, rec(4, "passport number E1234", session="s", created=145, tier=MemoryType.PERMANENT))
+    assert found("passport") == [4] and found("sunday")[:1] == [2]  # sealed words never become context
+
+
+def test_a_batch_into_an_existing_session_updates_the_neighbours(store: SQLMetadataStore) -> None:
+    add(store, rec(1, "Where did you travel last summer?", session="s", created=100))
+    add(store, rec(2, "To Kyoto, with my sister", session="s", created=130), rec(3, "Wonderful", session="s", created=160))
+    assert 2 in [n(i) for i, _ in store.keyword_search("u1", tokenize_query("travel summer"), 10)]
+    assert 1 in [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)]  # old row re-indexed
+    store.purge([rec(2, "").id])
+    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)] == []

@@ -49,14 +49,14 @@ def test_concurrent_readers_and_one_writer(tmp_path: Path) -> None:
     def write(n: int) -> None:
         try:
             for i in range(50):
-                store.set_meta(f"k{n}-{i}", str(i))
+                store.set_meta(f"t{n}-{i}", str(i))
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
     def read() -> None:
         try:
             for _ in range(200):
-                store.get_meta("k0-0")
+                store.get_meta("t0-0")
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -66,5 +66,5 @@ def test_concurrent_readers_and_one_writer(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert int(store._reader().execute("SELECT count(*) FROM memory_meta WHERE key LIKE 'k%'").fetchone()[0]) == 200
+    assert int(store._reader().execute("SELECT count(*) FROM memory_meta WHERE key LIKE 't%'").fetchone()[0]) == 200
     store.close()
