@@ -72,6 +72,11 @@ class RankingConfig(_Strict):
             "context_window_seconds); answers often sit next to the turn that matches the question."
         ),
     )
+    keyword_min_score: float = Field(
+        1e-3,
+        ge=0,
+        description="BM25 scores at or below this are no keyword match (words found in most memories score ~1e-6).",
+    )
     keyword_context_weight: float = Field(
         0.2,
         ge=0,

@@ -60,7 +60,10 @@ def rank(
     """
     present = [c for c in candidates if c.id in records]
     dense = minmax({c.id: c.dense for c in present if c.dense is not None})
-    keyword = minmax({c.id: c.keyword for c in present if c.keyword is not None})
+    # a BM25 score at FTS5's floor (1e-6 per term) comes only from words in most of the store: no evidence at all,
+    # but min-max would give the best such "match" full weight in a small store
+    raw_keyword = {c.id: c.keyword for c in present if c.keyword is not None and c.keyword > weights.keyword_min_score}
+    keyword = minmax(raw_keyword)
     leg_total = weights.dense_weight + weights.keyword_weight
     base = {
         c.id: (weights.dense_weight * dense.get(c.id, 0.0) + weights.keyword_weight * keyword.get(c.id, 0.0)) / leg_total

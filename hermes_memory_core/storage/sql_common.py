@@ -25,6 +25,8 @@ __all__ = ["COLUMNS", "DEFAULT_CONTEXT_WEIGHT", "SQLMetadataStore"]
 
 #: Weight of a memory's conversational context in the keyword leg (tuned on LoCoMo conversations 0-4).
 DEFAULT_CONTEXT_WEIGHT = 0.2
+#: Memories of one neighbouring moment that lend their words to a memory's context.
+CONTEXT_PER_MOMENT = 4
 
 COLUMNS = (
     "id, user_id, session_id, content, memory_type, importance_score, access_count, created_at, updated_at, "
@@ -366,8 +368,8 @@ class SQLMetadataStore(ABC):
 
     # ------------------------------------------------------------------ conversational context of the keyword index
     # Each memory of a session is indexed with its own tokens and, in a second field, the tokens of its neighbours
-    # in the conversation (the previous and next active memory of the same session): an answer ("Yes, every
-    # Sunday!") is found by the words of the question it answers. The keyword leg weighs that field by
+    # in the conversation (the active memories of the same session written just before and just after it): an
+    # answer ("Yes, every Sunday!") is found by the words of the question it answers. The keyword leg weighs that field by
     # ``keyword_context_weight``. Permanent memories neither get nor give context (their words stay sealed), and
     # a deleted memory's words leave its neighbours' entries at once.
     def _index_inserted(
@@ -425,32 +427,63 @@ class SQLMetadataStore(ABC):
         own: Mapping[str, Sequence[str]] | None = None,
         new: Iterable[str] = (),
     ) -> None:
-        """(Re)index the session's memories created in ``[lo, hi]`` and the one just before and after, each with
-        its neighbours' tokens as context.
+        """(Re)index the session's memories created in ``[lo, hi]`` and at the moment just before and after, each
+        with its neighbours' tokens as context.
+
+        A session is a sequence of moments (distinct ``created_at``); a memory's context is the memories of the
+        moment before and the moment after its own (at most :data:`CONTEXT_PER_MOMENT` of each, by id), so
+        memories written in the same second — a batch of statements, not a dialogue — never see each other.
 
         Args:
             own: Known tokens of some memories (just written); others are tokenized from their rows.
             new: Memories inserted in this transaction, not in the keyword index yet.
         """
-        base = (
-            "SELECT id, content FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 "
+        where = (
+            "FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 "
             "AND memory_type != 'permanent' AND "
         )
         key = (user_id, session_id)
-        before = conn.execute(base + "created_at < ? ORDER BY created_at DESC, id DESC LIMIT 2", (*key, lo)).fetchall()
-        middle = conn.execute(base + "created_at >= ? AND created_at <= ? ORDER BY created_at, id", (*key, lo, hi)).fetchall()
-        after = conn.execute(base + "created_at > ? ORDER BY created_at, id LIMIT 2", (*key, hi)).fetchall()
-        rows = [*reversed(before), *middle, *after]
+        below = [r[0] for r in conn.execute(
+            f"SELECT DISTINCT created_at {where}created_at < ? ORDER BY created_at DESC LIMIT 2", (*key, lo)
+        )]
+        above = [r[0] for r in conn.execute(
+            f"SELECT DISTINCT created_at {where}created_at > ? ORDER BY created_at LIMIT 2", (*key, hi)
+        )]
+        first, last = (below[-1] if below else lo), (above[-1] if above else hi)
+        rows = conn.execute(
+            f"SELECT id, content, created_at {where}created_at >= ? AND created_at <= ? ORDER BY created_at, id",
+            (*key, first, last),
+        ).fetchall()
+        moments: list[list[tuple[str, str]]] = []
+        times: list[int] = []
+        for mid, text, created in rows:
+            if not times or times[-1] != created:
+                moments.append([])
+                times.append(created)
+            moments[-1].append((mid, text))
         own = own or {}
         fresh_ids = set(new)
-        toks = [own[mid] if mid in own else tokenize(self._open_text(mid, text)) for mid, text in rows]
+        toks = {
+            mid: list(own[mid]) if mid in own else tokenize(self._open_text(mid, text))
+            for moment in moments
+            for mid, text in moment
+        }
+        redo_from = below[0] if below else lo
+        redo_to = above[0] if above else hi
         fresh: list[tuple[str, str, Sequence[str], Sequence[str]]] = []
-        for i in range(max(len(before) - 1, 0), len(rows) - max(len(after) - 1, 0)):
-            context = [*(toks[i - 1] if i > 0 else ()), *(toks[i + 1] if i + 1 < len(rows) else ())]
-            if rows[i][0] in fresh_ids:
-                fresh.append((rows[i][0], user_id, toks[i], context))
-            else:
-                self._index_keywords(conn, rows[i][0], user_id, toks[i], context)
+        for k, moment in enumerate(moments):
+            if not redo_from <= times[k] <= redo_to:
+                continue
+            context: list[str] = []
+            for near in (k - 1, k + 1):
+                if 0 <= near < len(moments):
+                    for mid, _text in moments[near][:CONTEXT_PER_MOMENT]:
+                        context.extend(toks[mid])
+            for mid, _text in moment:
+                if mid in fresh_ids:
+                    fresh.append((mid, user_id, toks[mid], context))
+                else:
+                    self._index_keywords(conn, mid, user_id, toks[mid], context)
         if fresh:
             self._index_new_keywords(conn, fresh)
 

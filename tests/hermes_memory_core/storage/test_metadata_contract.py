@@ -323,3 +323,10 @@ def test_a_batch_into_an_existing_session_updates_the_neighbours(store: SQLMetad
     assert 1 in [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)]  # old row re-indexed
     store.purge([rec(2, "").id])
     assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)] == []
+
+
+def test_memories_of_one_moment_lend_no_context_to_each_other(store: SQLMetadataStore) -> None:
+    add(store, rec(1, "The user drinks coffee", session="s", created=100), rec(2, "The user codes in Python", session="s", created=100))
+    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 10)] == [1]
+    add(store, rec(3, "Which editor?", session="s", created=130))
+    assert set(n(i) for i, _ in store.keyword_search("u1", tokenize_query("editor"), 10)) == {1, 2, 3}

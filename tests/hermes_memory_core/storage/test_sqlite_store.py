@@ -68,3 +68,35 @@ def test_concurrent_readers_and_one_writer(tmp_path: Path) -> None:
     assert errors == []
     assert int(store._reader().execute("SELECT count(*) FROM memory_meta WHERE key LIKE 't%'").fetchone()[0]) == 200
     store.close()
+
+
+def test_a_store_from_before_the_context_field_is_rebuilt_at_open(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A store written before m004 (2-column FTS shards, no context) upgrades at open: the index is rebuilt
+    under the loaded key, with conversational context, and answers as a new store does."""
+    import sqlite3
+
+    from hermes_memory_core import MemoryProvider
+    from tests.conftest import ADMIN, make_config
+
+    cfg = make_config(tmp_path / "s")
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        ask = mem.add("Do you go running?", user_id="u", session_id="chat", created_at=1_700_000_000)
+        answer = mem.add("Yes, every Sunday morning!", user_id="u", session_id="chat", created_at=1_700_000_030)
+        secret = mem.add("My passport number is E1234", user_id="u", memory_type="permanent")
+        before = [(h.id, round(h.score, 6)) for h in mem.search("running", user_id="u", now=1_700_000_100)]
+    # turn the file back into the pre-m004 layout
+    conn = sqlite3.connect(str(tmp_path / "s" / "metadata.sqlite"), isolation_level=None)
+    conn.execute("DELETE FROM memory_keyword_docs")
+    for shard in range(migrations.KEYWORD_SHARDS):
+        conn.execute(f"DROP TABLE {migrations.fts_table(shard)}")
+        conn.execute(f"CREATE VIRTUAL TABLE {migrations.fts_table(shard)} USING fts5(user_key, tokens)")
+    conn.execute("DROP INDEX idx_entries_session_time")
+    conn.execute("DELETE FROM memory_meta WHERE key = 'keyword_index_rebuild'")
+    conn.execute("DELETE FROM schema_migrations WHERE name = 'm004_keyword_context'")
+    conn.close()
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        assert mem.metadata.applied_migrations()[-1] == "m004_keyword_context"
+        assert mem.metadata.get_meta("keyword_index_rebuild") == "0"
+        assert [(h.id, round(h.score, 6)) for h in mem.search("running", user_id="u", now=1_700_000_100)] == before
+        assert {ask, answer} <= {h.id for h in mem.search("running", user_id="u")}
+        assert mem.search("passport", user_id="u")[0].id == secret  # hashed tokens, rebuilt with the key
