@@ -56,7 +56,8 @@ class HotCache:
                 rec = cached.get(mid)
                 row = current.get(mid)
                 if rec is not None and row is not None and rec.version == row[4] and rec.memory_type.value == row[5]:
-                    out[mid] = rec if rec.access_count == row[6] else dataclasses.replace(rec, access_count=row[6])
+                    count = int(row[6])  # type: ignore[call-overload]
+                    out[mid] = rec if rec.access_count == count else dataclasses.replace(rec, access_count=count)
                 elif rec is not None:
                     del cached[mid]  # changed elsewhere: never serve it again
             self.hits += len(out)

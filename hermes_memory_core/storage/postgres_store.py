@@ -231,7 +231,8 @@ class PostgresMetadataStore(SQLMetadataStore):
         self._index_new_keywords(conn, [(memory_id, user_id, toks, context)])
 
     def _index_new_keywords(self, conn: Any, docs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
-        doc_rows, term_rows = [], []
+        doc_rows: list[tuple[Any, ...]] = []
+        term_rows: list[tuple[Any, ...]] = []
         for memory_id, user_id, toks, context in docs:
             shard = keyword_shard(user_id)
             # FTS5 counts every column's tokens in a row's length, the user-key column's one token included
@@ -351,7 +352,8 @@ class PostgresMetadataStore(SQLMetadataStore):
         }
         conn = self.reader()
         for what, sql in queries.items():
-            n = int(conn.execute(sql).fetchone()[0])
+            row = conn.execute(sql).fetchone()
+            n = int(row[0]) if row else 0
             if n:
                 problems.append(f"{n} {what}")
         return "; ".join(problems) or "ok"

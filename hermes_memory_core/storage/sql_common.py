@@ -47,6 +47,9 @@ class SQLMetadataStore(ABC):
     #: Appended to a SELECT that reads a row the transaction will then change (row lock where the dialect has one).
     FOR_UPDATE = ""
 
+    #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
+    location: str = ""
+
     def __init__(self) -> None:
         #: Encrypts permanent content and hashes its keyword tokens (set by the provider once the key is known).
         self.cipher: Any = None
