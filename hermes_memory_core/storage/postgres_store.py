@@ -252,6 +252,11 @@ class PostgresMetadataStore(SQLMetadataStore):
                 for row in term_rows:
                     copy.write_row(row)
 
+    def _lock_session(self, conn: Any, user_id: str, session_id: str) -> None:
+        # Two processes refreshing one session's context would both rewrite the same neighbours' postings; a
+        # transaction-scoped advisory lock per (user, session) makes them take turns (taken in sorted order).
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (f"{user_id}\x1f{session_id}",))
+
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
         conn.execute("DELETE FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,))
 
@@ -344,6 +349,10 @@ class PostgresMetadataStore(SQLMetadataStore):
             "memories whose current version row is missing": (
                 "SELECT count(*) FROM memory_entries e WHERE NOT EXISTS "
                 "(SELECT 1 FROM memory_versions v WHERE v.memory_id = e.id AND v.version = e.version)"
+            ),
+            "active memories missing from the keyword index": (
+                "SELECT count(*) FROM memory_entries e WHERE e.is_active = 1 AND NOT EXISTS "
+                "(SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
             ),
             "keyword entries of inactive memories": (
                 "SELECT count(*) FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id "

@@ -93,6 +93,9 @@ class SQLMetadataStore(ABC):
         for memory_id, user_id, toks, context in docs:
             self._index_keywords(conn, memory_id, user_id, toks, context)
 
+    def _lock_session(self, conn: Any, user_id: str, session_id: str) -> None:  # noqa: B027 - optional hook
+        """Serialise context refreshes of one session until the transaction ends (a no-op with one writer)."""
+
     @abstractmethod
     def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
         """Drop one memory from the keyword index inside the open transaction."""
@@ -365,7 +368,7 @@ class SQLMetadataStore(ABC):
             for _memory_id, owner, session, tier, created in stale:
                 if session is not None and tier != MemoryType.PERMANENT.value:
                     spans.setdefault((owner, session), []).append(int(created))
-            for (owner, session), times in spans.items():
+            for (owner, session), times in sorted(spans.items()):
                 self._refresh_context(conn, owner, session, min(times), max(times))
         return len(missing) + len(stale)
 
@@ -389,7 +392,7 @@ class SQLMetadataStore(ABC):
                 spans.setdefault((r.user_id, r.session_id), []).append(r.created_at)
         if alone:
             self._index_new_keywords(conn, alone)
-        for (owner, session), times in spans.items():
+        for (owner, session), times in sorted(spans.items()):  # one lock order for every writer
             self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
 
     def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
@@ -441,6 +444,7 @@ class SQLMetadataStore(ABC):
             own: Known tokens of some memories (just written); others are tokenized from their rows.
             new: Memories inserted in this transaction, not in the keyword index yet.
         """
+        self._lock_session(conn, user_id, session_id)
         where = (
             "FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 "
             "AND memory_type != 'permanent' AND "

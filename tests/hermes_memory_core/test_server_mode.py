@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from hermes_memory_core import MemoryConfig, MemoryProvider, NotFoundError
+from hermes_memory_core.retrieval.tokenizer import tokenize_query
 from hermes_memory_core.storage.sqlite_store import keyword_shard
 from tests.conftest import ADMIN, NEEDS_POSTGRES, POSTGRES_URL, QDRANT_URL, TEST_KEY, fresh_schema, make_config
 
@@ -54,6 +55,10 @@ for i in range(int(sys.argv[4])):
         mid, owner = mine.pop(rnd.randrange(len(mine)))
         mem.delete(mid, user_id=owner)
         ack("DELETE", mid)
+    # every worker also writes into one shared conversation: its neighbours' keyword context is rewritten by all
+    said = mem.add(f"worker {n} says hello in round {i} 共享", user_id="shared", session_id="conversation",
+                   created_at=1_700_000_000 + i * 60 + n)
+    ack("ADD", [said], "shared")
     mem.sessions.append("shared", "chat", [Message("user", f"w{n} r{i}"), Message("assistant", "ok")], int(time.time()))
     ack("TURN")
 mem.close()
@@ -109,7 +114,7 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, embedde
                 versions[entry[1]] = max(versions.get(entry[1], 1), entry[2])
             elif entry[0] == "DELETE":
                 deleted.add(entry[1])
-    assert len(added) == WORKERS * ROUNDS * 3
+    assert len(added) == WORKERS * ROUNDS * 4
 
     with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
         for mid, user in added.items():
@@ -125,6 +130,14 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, embedde
         turns = mem.sessions.turns("shared", "chat")
         assert len(turns) == WORKERS * ROUNDS and all(len(t) == 2 for t in turns)  # no turn number handed out twice
         assert mem.metadata.integrity_check() == "ok"
+        # the shared conversation's keyword index equals a rebuild from its rows (context written by 4 processes)
+        words = tokenize_query("hello 共享")
+        live = mem.metadata.keyword_search("shared", words, 1000)
+        assert len(live) == WORKERS * ROUNDS
+        with mem.metadata.atomic() as conn:
+            conn.execute("DELETE FROM memory_keyword_docs")
+        mem.metadata.repair_keyword_index()
+        assert mem.metadata.keyword_search("shared", words, 1000) == live
         if QDRANT_URL:
             points = {p.id for batch in mem.vectors.iter_points(with_vectors=False) for p in batch}
             assert points == set(added) - deleted
