@@ -337,7 +337,7 @@ class SQLMetadataStore(ABC):
             conn.executemany(
                 "UPDATE memory_entries SET access_count = access_count + 1, "
                 f"last_accessed_at = {self.GREATEST}(coalesce(last_accessed_at, 0), ?) WHERE id = ?",
-                [(e[2], e[0]) for e in entries],
+                [(e[2], e[0]) for e in sorted(entries)],  # one row-lock order for every writer (no deadlock)
             )
             conn.executemany(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, ?)",
