@@ -44,6 +44,8 @@ COPY_TABLES = (
     "session_summaries",
     "promotion_queue",
 )
+#: Empties every table of the store, keyword index included (restore and its undo).
+_TRUNCATE_ALL = f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms"
 # BM25 parameters of SQLite FTS5 and Lucene.
 _K1 = 1.2
 _B = 0.75
@@ -371,7 +373,6 @@ class PostgresMetadataStore(SQLMetadataStore):
     def backup_to(self, target: Path) -> None:
         """Copy every row, from one consistent snapshot, into a new SQLite store at ``target`` (the bundle's
         format); its FTS keyword index is built from the copied rows."""
-        from hermes_memory_core.retrieval.tokenizer import tokenize
         from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
 
         copy = SQLiteMetadataStore(target)
@@ -392,7 +393,7 @@ class PostgresMetadataStore(SQLMetadataStore):
                             while rows := cur.fetchmany(2000):
                                 dest.executemany(insert, rows)
             copy.cipher = self.cipher
-            copy.repair_keyword_index(tokenize)
+            copy.repair_keyword_index()
             copy.set_meta("keyword_index_rebuild", "0")
         finally:
             copy.close()
@@ -411,7 +412,7 @@ class PostgresMetadataStore(SQLMetadataStore):
         try:
             with self.atomic() as conn:
                 raw = conn.raw
-                raw.execute(f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms")
+                raw.execute(_TRUNCATE_ALL)
                 for table in COPY_TABLES:
                     columns = _columns(src, table)
                     with raw.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
@@ -428,7 +429,7 @@ class PostgresMetadataStore(SQLMetadataStore):
     def clear(self) -> None:
         """Delete every row (undo of a failed restore)."""
         with self.atomic() as conn:
-            conn.execute(f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms")
+            conn.execute(_TRUNCATE_ALL)
 
 
 def _columns(conn: Any, table: str) -> list[str]:

@@ -93,6 +93,16 @@ class SQLMetadataStore(ABC):
         for memory_id, user_id, toks, context in docs:
             self._index_keywords(conn, memory_id, user_id, toks, context)
 
+    def _lock_active(self, conn: Any, memory_id: str, columns: str) -> tuple[Any, ...]:
+        """``columns`` (our own names) of an active memory, its row locked for this transaction where the dialect
+        locks rows; :class:`NotFoundError` if there is none."""
+        row = conn.execute(
+            f"SELECT {columns} FROM memory_entries WHERE id = ? AND is_active = 1" + self.FOR_UPDATE, (memory_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no active memory with id {memory_id}")
+        return tuple(row)
+
     def _lock_session(self, conn: Any, user_id: str, session_id: str) -> None:  # noqa: B027 - optional hook
         """Serialise context refreshes of one session until the transaction ends (a no-op with one writer)."""
 
@@ -230,12 +240,7 @@ class SQLMetadataStore(ABC):
     ) -> int:
         """Append a version and make it current. Returns the new version number."""
         with self.atomic() as conn:
-            row = conn.execute(
-                "SELECT version, memory_type FROM memory_entries WHERE id = ? AND is_active = 1" + self.FOR_UPDATE,
-                (memory_id,),
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"no active memory with id {memory_id}")
+            row = self._lock_active(conn, memory_id, "version, memory_type")
             version = int(row[0]) + 1
             stored = self._seal(memory_id, row[1], content)
             conn.execute(
@@ -274,11 +279,7 @@ class SQLMetadataStore(ABC):
     def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
         """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
         with self.atomic() as conn:
-            row = conn.execute(
-                "SELECT user_id FROM memory_entries WHERE id = ? AND is_active = 1" + self.FOR_UPDATE, (memory_id,)
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"no active memory with id {memory_id}")
+            row = self._lock_active(conn, memory_id, "user_id")
             conn.execute(
                 "UPDATE memory_entries SET is_active = 0, deleted_at = ?, delete_reason = ? WHERE id = ?",
                 (now, reason, memory_id),
@@ -605,11 +606,7 @@ class SQLMetadataStore(ABC):
     def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
         """Move an active memory to another tier (a downgrade by forgetting), logged."""
         with self.atomic() as conn:
-            row = conn.execute(
-                "SELECT user_id FROM memory_entries WHERE id = ? AND is_active = 1" + self.FOR_UPDATE, (memory_id,)
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"no active memory with id {memory_id}")
+            row = self._lock_active(conn, memory_id, "user_id")
             conn.execute(
                 "UPDATE memory_entries SET memory_type = ?, expires_at = ? WHERE id = ?",
                 (memory_type, expires_at, memory_id),
