@@ -568,20 +568,39 @@ class MemoryProvider:
         *,
         version_note: str = "",
         user_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Iterable[str] | None = None,
         caller: Caller | None = None,
     ) -> int:
-        """Add a new version of a memory; earlier versions stay in :meth:`history`. Returns the version number."""
+        """Add a new version of a memory; earlier versions stay in :meth:`history`. Returns the version number.
+
+        Args:
+            memory_id: The memory.
+            content: Its new text.
+            version_note: Why it changed (kept with the version).
+            user_id: When given, the memory must belong to this user.
+            metadata: When given, replaces the memory's metadata (metadata is not versioned).
+            tags: When given, replaces the memory's tags (tags are not versioned).
+            caller: Who writes (permanent memories need ``write_permanent``).
+        """
         self._need_open()
         text = v.check_content(content, self.config.max_content_chars)
         note = v.check_text(version_note, "version_note")
+        meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
+        new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
         rec = self._owned(memory_id, user_id, caller, write=True)
-        text, _found = self._redact(text, rec.memory_type)
+        text, found = self._redact(text, rec.memory_type)
+        if found:
+            meta = {**(rec.metadata if meta is None else meta), "pii_redacted": found}
         vector = self._embed_documents([text])[0]
         with self._write_lock:
             now = max(self._now(), rec.updated_at)
             try:
-                version = self.metadata.add_version(rec.id, text, note, now, tokenize(text), rec.user_id)
-                new = replace(rec, content=text, version=version, updated_at=now)
+                version = self.metadata.add_version(rec.id, text, note, now, tokenize(text), rec.user_id,
+                                                    metadata=meta, tags=new_tags)
+                new = replace(rec, content=text, version=version, updated_at=now,
+                              metadata=rec.metadata if meta is None else meta,
+                              tags=rec.tags if new_tags is None else tuple(sorted(new_tags)))
                 try:
                     self.vectors.upsert([VectorPoint(rec.id, vector, _payload(new))])
                 except BaseException as exc:
@@ -590,6 +609,60 @@ class MemoryProvider:
             finally:
                 self._hot.invalidate(rec.id)
         return version
+
+    def list_memories(
+        self,
+        *,
+        user_id: str,
+        memory_types: Iterable[MemoryType | str] | None = None,
+        session_id: str | None = None,
+        tags: Iterable[str] | None = None,
+        time_range: tuple[float | None, float | None] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        caller: Caller | None = None,
+    ) -> list[MemoryRecord]:
+        """One user's active memories, oldest first, with the filters of :meth:`search` and no ranking.
+
+        Permanent memories are listed only for callers with ``read_permanent`` (asking for only them without it
+        raises :class:`PermissionDeniedError`).
+
+        Args:
+            user_id: Whose memories.
+            memory_types: Only these tiers.
+            session_id: Only this session's memories.
+            tags: Only memories carrying at least one of these tags.
+            time_range: ``(start, end)`` Unix seconds on ``created_at``, inclusive.
+            limit: At most this many (1..10,000).
+            offset: Skip this many first.
+        """
+        self._need_open()
+        uid = v.check_user_id(user_id)
+        types = self._readable_types(v.check_memory_types(memory_types), self._who(caller))
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise InvalidInputError(f"limit must be an integer in 1..10000, got {limit!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInputError(f"offset must be a non-negative integer, got {offset!r}")
+        start, end = _time_range(time_range)
+        records = self.metadata.list_records(
+            uid, memory_types=types, session_id=v.check_session_id(session_id),
+            tags=v.check_tags(tags, self.config.max_tags) or None, created_from=start, created_to=end,
+            now=self._now(), limit=limit, offset=offset,
+        )
+        who = self._who(caller)
+        for rec in records:
+            if rec.memory_type is MemoryType.PERMANENT:
+                self.metadata.log(rec.id, rec.user_id, "permanent_read", self._now(), who.name)
+        return records
+
+    def _readable_types(self, types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
+        """The tiers a caller may read among ``types`` (all tiers when None)."""
+        if who.read_permanent:
+            return types
+        allowed = tuple(t for t in (types or [t.value for t in MemoryType]) if t != MemoryType.PERMANENT.value)
+        if not allowed:
+            raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
+        return allowed
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
@@ -657,11 +730,7 @@ class MemoryProvider:
         k = v.check_top_k(top_k)
         types = v.check_memory_types(memory_types)
         who = self._who(caller)
-        if not who.read_permanent:
-            allowed = tuple(t for t in (types or [t.value for t in MemoryType]) if t != MemoryType.PERMANENT.value)
-            if not allowed:
-                raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
-            types = allowed
+        types = self._readable_types(types, who)
         sid = v.check_session_id(session_id)
         tag_filter = v.check_tags(tags, self.config.max_tags) or None
         start, end = _time_range(time_range)
@@ -863,9 +932,15 @@ class MemoryProvider:
         session_id: str | None = None,
         llm: LLM | None = None,
         source: str = "user",
+        memory_type: MemoryType | str | None = None,
+        importance: float | None = None,
+        tags: Iterable[str] | None = None,
         caller: Caller | None = None,
     ) -> RememberResult:
         """Classify content and store it where it belongs.
+
+        With ``memory_type`` the classifier is skipped and the content goes to that tier, under the same guard,
+        permission and normalisation rules; ``importance`` and ``tags`` replace the tier's defaults.
 
         ``short_term`` content is kept with the session (nothing is stored without one); ``long_term`` content is
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
@@ -880,8 +955,12 @@ class MemoryProvider:
         text = v.check_content(content, self.config.max_content_chars)
         if source not in ("user", "tool"):
             raise InvalidInputError(f"source must be 'user' or 'tool', got {source!r}")
+        tier = None if memory_type is None else v.check_memory_type(memory_type)
+        weight = None if importance is None else v.check_importance(importance, self.config.default_importance)
+        labels = v.check_tags(tags, self.config.max_tags)
         return remember(self, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
-                        llm=llm or self.llm, source=source, caller=self._who(caller))
+                        llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
+                        importance=weight, tags=labels)
 
     def recall(
         self, query: str, *, user_id: str, top_k: int = 5, caller: Caller | None = None, **filters: Any
@@ -973,6 +1052,10 @@ class MemoryProvider:
     async def adelete(self, memory_id: str, **kwargs: Any) -> bool:
         """Async twin of :meth:`delete`."""
         return await asyncio.to_thread(self.delete, memory_id, **kwargs)
+
+    async def alist_memories(self, **kwargs: Any) -> list[MemoryRecord]:
+        """Async twin of :meth:`list_memories`."""
+        return await asyncio.to_thread(lambda: self.list_memories(**kwargs))
 
     async def areconcile(self) -> ReconcileReport:
         """Async twin of :meth:`reconcile`."""

@@ -132,11 +132,21 @@ def remember(
     source: str = "user",
     caller: Caller = LIFECYCLE,
     origin: str = "explicit",
+    memory_type: MemoryType | None = None,
+    importance: float | None = None,
+    tags: tuple[str, ...] = (),
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, provider.config.llm_timeout_seconds)
-    plan = plan_write(provider, content, classifier.classify(content), classifier, user_id=user_id,
+    if memory_type is None:
+        decision = classifier.classify(content)
+    else:
+        decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
+    plan = plan_write(provider, content, decision, classifier, user_id=user_id,
                       session_id=session_id, source=source, caller=caller, origin=origin)
+    if plan.item is not None and (importance is not None or tags):
+        plan.item = replace(plan.item, importance=plan.item.importance if importance is None else importance,
+                            tags=tags or plan.item.tags)
     return apply_plans(provider, [plan], caller)[0]
 
 

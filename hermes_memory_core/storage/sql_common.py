@@ -236,9 +236,18 @@ class SQLMetadataStore(ABC):
                     self._refresh_context(conn, place[0], place[1], place[2], place[2])
 
     def add_version(
-        self, memory_id: str, content: str, note: str, now: int, tokens: Sequence[str], user_id: str
+        self,
+        memory_id: str,
+        content: str,
+        note: str,
+        now: int,
+        tokens: Sequence[str],
+        user_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> int:
-        """Append a version and make it current. Returns the new version number."""
+        """Append a version and make it current; replace the memory's metadata and tags when given (they are
+        not versioned). Returns the new version number."""
         with self.atomic() as conn:
             row = self._lock_active(conn, memory_id, "version, memory_type")
             version = int(row[0]) + 1
@@ -251,6 +260,17 @@ class SQLMetadataStore(ABC):
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
                 (stored, version, now, memory_id),
             )
+            if metadata is not None:
+                conn.execute(
+                    "UPDATE memory_entries SET metadata = ? WHERE id = ?",
+                    (json.dumps(dict(metadata), ensure_ascii=False), memory_id),
+                )
+            if tags is not None:
+                conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
+                conn.executemany(
+                    "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    [(memory_id, tag) for tag in tags],
+                )
             self._reindex(conn, memory_id, tokens)
             conn.execute(
                 "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, 'update', ?, ?)",
@@ -657,6 +677,30 @@ class SQLMetadataStore(ABC):
             sql.append("AND (+e.expires_at IS NULL OR +e.expires_at > ?)")
             params.append(now)
         return " ".join(sql), params
+
+    def list_records(
+        self,
+        user_id: str,
+        *,
+        memory_types: Sequence[str] | None = None,
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        created_from: int | None = None,
+        created_to: int | None = None,
+        now: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        """One user's active, unexpired memories matching the filters, oldest first (``created_at``, then id)."""
+        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
+        conn = self._reader()
+        rows = conn.execute(
+            f"SELECT {', '.join('e.' + c.strip() for c in _COLUMNS.split(','))} FROM memory_entries e "
+            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY e.created_at, e.id LIMIT ? OFFSET ?",
+            [user_id, *params, limit, offset],
+        ).fetchall()
+        tag_map = self._tags_for(conn, [r[0] for r in rows])
+        return [self._record(r, tag_map.get(r[0], ())) for r in rows]
 
     def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
         """Every active memory, in batches ordered by id."""
