@@ -76,8 +76,8 @@ def evaluate(
 
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
-    from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
     from hermes_memory_core.storage.vectors import VectorFilter
+    from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 
     depth = max(max(ks), 10)
     with tempfile.TemporaryDirectory(prefix="hermes-locomo-") as tmp:
@@ -124,7 +124,7 @@ def evaluate(
                         "bm25": _bm25_top(bm25[conv.sample_id], tokenize_query(q.question), depth, dia_of),
                         "dense": [
                             dia_of[i]
-                            for i, _ in mem.vectors.search(
+                            for i, _ in mem.engine.vectors.search(
                                 embedder.embed_query(q.question), depth, VectorFilter(conv.sample_id)
                             )
                         ],

@@ -140,7 +140,7 @@ def disk_mb(mem: Any) -> float:
     """Bytes the store holds: its data directory, plus its PostgreSQL schema in server mode."""
     total = mem.stats().disk_bytes
     if mem.config.metadata_url is not None:
-        row = mem.metadata.reader().execute(
+        row = mem.engine.metadata.reader().execute(
             "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
             "JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = ? AND c.relkind = 'r'",
             (mem.config.metadata_schema,),
@@ -164,8 +164,8 @@ def run(
 ) -> list[list[Any]]:
     from hermes_memory_core import MemoryConfig, MemoryItem, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
-    from hermes_memory_core.retrieval.tokenizer import tokenize_query
     from hermes_memory_core.storage.vectors import VectorFilter
+    from hermes_memory_core.text.tokenizer import tokenize_query
 
     real = load_embedder(model)
     if corpus == "locomo":
@@ -224,10 +224,10 @@ def run(
             for i, q in enumerate(queries):
                 uid = f"user{i % users}"
                 t0 = time.perf_counter()
-                mem.vectors.search(qvecs[q], 40, VectorFilter(uid))
+                mem.engine.vectors.search(qvecs[q], 40, VectorFilter(uid))
                 engine.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                mem.metadata.keyword_search(uid, tokenize_query(q), 40)
+                mem.engine.metadata.keyword_search(uid, tokenize_query(q), 40)
                 keyword.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 mem.search(q, user_id=uid, top_k=5)

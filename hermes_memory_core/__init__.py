@@ -3,13 +3,6 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
-from importlib import metadata as _metadata
-
-try:
-    __version__ = _metadata.version("hermes-memory")
-except _metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+local"
-
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.errors import (
     BackendUnavailableError,
@@ -30,7 +23,13 @@ from hermes_memory_core.errors import (
     StoreLockedError,
     UnknownMemoryTypeError,
 )
+from hermes_memory_core.lifecycle.forgetting import ForgetReport
+from hermes_memory_core.lifecycle.promotion import RememberResult
+from hermes_memory_core.llm import LLM, CallableLLM
 from hermes_memory_core.provider import MemoryProvider
+from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
+from hermes_memory_core.short_term.session import SessionMemory, SessionView
+from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import (
     MemoryHit,
@@ -41,9 +40,13 @@ from hermes_memory_core.types import (
     ReconcileReport,
     StoreStats,
 )
+from hermes_memory_core.version import __version__
 
 __all__ = [
+    "LLM",
+    "BackendUnavailableError",
     "BundleError",
+    "CallableLLM",
     "Caller",
     "ConfigError",
     "ConsistencyError",
@@ -52,6 +55,7 @@ __all__ = [
     "EmbeddingError",
     "EmptyContentError",
     "EncryptionKeyError",
+    "ForgetReport",
     "HermesMemoryError",
     "InvalidIdError",
     "InvalidInputError",
@@ -62,14 +66,19 @@ __all__ = [
     "MemoryRecord",
     "MemoryType",
     "MemoryVersion",
+    "Message",
     "NotFoundError",
     "PermissionDeniedError",
     "RankingConfig",
     "ReconcileReport",
-    "BackendUnavailableError",
+    "RememberResult",
+    "SessionMemory",
+    "SessionView",
     "StoreClosedError",
     "StoreLockedError",
     "StoreStats",
     "UnknownMemoryTypeError",
     "__version__",
+    "needs_permanent",
+    "should_recall",
 ]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -149,7 +148,7 @@ def cmd_rotate_key(args: argparse.Namespace) -> int:
 
     with _open(args) as mem:
         key = mem.rotate_key()
-        where = str(mem._key_file()) if mem.config.encryption_key is None else None
+        where = None if mem.key_file is None else str(mem.key_file)
     data = {"rotated": True, "key_file": where}
     if where is None:
         data["new_key"] = base64.b64encode(key).decode("ascii")
@@ -186,7 +185,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     out: dict[str, Any] = {"stored": [], "recall": {}, "versions": [], "restored_recall": {}}
     say: Callable[[str], None] = (lambda _s: None) if args.json else print
-    base = Path(args.data_dir)
+    base = Path(_config(args).data_dir)
     if base.exists() and any(base.iterdir()) and not args.keep:
         shutil.rmtree(base)
     say(f"Hermes Memory demo — data in {base} (embedded: SQLite WAL + Qdrant Edge, no server, no API key)\n")
@@ -222,7 +221,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             cfg = _config(args, data_dir=str(restored_dir))
             if cfg.encryption_key is None and cfg.encryption_key_file is None:
                 # the bundle holds no key: the restored store reads the permanent tier with the original's key file
-                cfg = cfg.model_copy(update={"encryption_key_file": mem._key_file()})
+                cfg = cfg.model_copy(update={"encryption_key_file": mem.key_file})
             with MemoryProvider.restore(bundle, cfg, caller=_operator()) as other:
                 say("5. Restore into another directory — same questions, same answers:")
                 for q in _DEMO_QUESTIONS[:2]:
@@ -241,8 +240,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", default=os.environ.get("HERMES_MEMORY_DATA_DIR", "./hermes_data"),
-                        help="directory of the embedded store (default: ./hermes_data)")
+    common.add_argument("--data-dir", default=None,
+                        help="directory of the embedded store (default: data_dir of --config, else "
+                        "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)")
     common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
     common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")

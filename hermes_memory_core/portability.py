@@ -23,21 +23,19 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from hermes_memory_core import __version__
 from hermes_memory_core.config import MemoryConfig
+from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.engine import METADATA_FILE, VECTORS_DIR, MemoryEngine, build_metadata_store
 from hermes_memory_core.errors import BundleError, HermesMemoryError
-from hermes_memory_core.storage.migrations import KEYWORD_SHARDS, fts_table
-from hermes_memory_core.storage.vectors import VectorPoint
-
-if TYPE_CHECKING:
-    from hermes_memory_core.embedding import Embedder
-    from hermes_memory_core.provider import MemoryProvider
-    from hermes_memory_core.storage.vectors import VectorStore
+from hermes_memory_core.storage.sqlite.migrations import KEYWORD_SHARDS, fts_table
+from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
+from hermes_memory_core.version import __version__
 
 __all__ = ["BUNDLE_FILES", "FORMAT", "FORMAT_VERSION", "export_bundle", "restore_bundle", "verify_bundle"]
 
@@ -78,8 +76,8 @@ def _keep_only_user(path: Path, user_id: str) -> None:
         conn.close()
 
 
-def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = None) -> dict[str, Any]:
-    """Write the bundle of ``provider`` to ``target`` (which must not exist or be an empty folder).
+def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None) -> dict[str, Any]:
+    """Write the bundle of ``engine``'s store to ``target`` (which must not exist or be an empty folder).
 
     With ``user_id`` the bundle holds that user's memories only (a per-user data export).
     """
@@ -89,15 +87,15 @@ def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = 
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
-        provider.metadata.backup_to(staging / "metadata.sqlite")
+        engine.metadata.backup_to(staging / "metadata.sqlite")
         if user_id is not None:
             _keep_only_user(staging / "metadata.sqlite", user_id)
         count = 0
-        dim = provider.config.vector_dim
+        dim = engine.config.vector_dim
         with (staging / "points.jsonl").open("w", encoding="utf-8") as points_fh, (staging / "vectors.raw").open(
             "wb"
         ) as raw_fh:
-            for batch in provider.vectors.iter_points(batch_size=2000, with_vectors=True):
+            for batch in engine.vectors.iter_points(batch_size=2000, with_vectors=True):
                 for p in batch:
                     if user_id is not None and p.payload.get("user_id") != user_id:
                         continue
@@ -114,8 +112,8 @@ def export_bundle(provider: MemoryProvider, target: Path, user_id: str | None = 
             "hermes_memory_version": __version__,
             "exported_at": int(time.time()),
             "vector_dim": dim,
-            "collection": provider.config.collection,
-            "embedding_model": provider.embedder.model_id,
+            "collection": engine.config.collection,
+            "embedding_model": engine.embedder.model_id,
             "user_id": user_id,
             "counts": {**stats, "points": count},
             "files": {
@@ -251,22 +249,22 @@ def _target_has_data(data_dir: Path) -> bool:
 
 
 def restore_bundle(
-    cls: type[MemoryProvider],
     bundle: Path,
     config: MemoryConfig,
     overwrite: bool,
     embedder: Embedder | None,
     vector_store: VectorStore | None,
-    caller: Any = None,
-) -> MemoryProvider:
-    """See :meth:`MemoryProvider.restore`."""
-    from hermes_memory_core.embedding import load_embedder
-    from hermes_memory_core.provider import METADATA_FILE, VECTORS_DIR
+    clock: Callable[[], float],
+) -> MemoryEngine:
+    """Verify ``bundle`` completely, then rebuild the store it holds under ``config``; returns the open engine.
 
+    Raises:
+        BundleError: See :meth:`MemoryProvider.restore`; nothing is written in that case.
+    """
     emb = embedder or load_embedder(config.embedding_model, config.embedding_threads, config.embedding_batch_size)
     manifest = verify_bundle(bundle, config.vector_dim, emb.model_id)
     if config.metadata_url is not None:
-        return _restore_into_server(cls, bundle, manifest, config, overwrite, emb, vector_store, caller)
+        return _restore_into_server(bundle, manifest, config, overwrite, emb, vector_store, clock)
     data_dir = Path(config.data_dir)
     if _target_has_data(data_dir):
         if not overwrite:
@@ -276,14 +274,14 @@ def restore_bundle(
         shutil.rmtree(data_dir / VECTORS_DIR, ignore_errors=True)
     data_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(bundle / "metadata.sqlite", data_dir / METADATA_FILE)
-    provider: MemoryProvider | None = None
+    engine: MemoryEngine | None = None
     try:
-        provider = cls(config, embedder=emb, vector_store=vector_store, caller=caller)
-        _load_vectors(provider, bundle, manifest, overwrite)
-        return provider
+        engine = MemoryEngine(config, embedder=emb, vector_store=vector_store, clock=clock)
+        _load_vectors(engine, bundle, manifest, overwrite)
+        return engine
     except BaseException as exc:
-        if provider is not None:
-            provider.close()
+        if engine is not None:
+            engine.close()
         for name in (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm"):
             (data_dir / name).unlink(missing_ok=True)
         shutil.rmtree(data_dir / VECTORS_DIR, ignore_errors=True)
@@ -292,39 +290,35 @@ def restore_bundle(
         raise BundleError(f"restore failed and was undone: {exc}") from exc
 
 
-def _load_vectors(provider: MemoryProvider, bundle: Path, manifest: dict[str, Any], overwrite: bool) -> None:
-    if overwrite and provider.vectors.count():
-        stale = [p.id for batch in provider.vectors.iter_points(with_vectors=False) for p in batch]
-        provider.vectors.delete(stale)
+def _load_vectors(engine: MemoryEngine, bundle: Path, manifest: dict[str, Any], overwrite: bool) -> None:
+    if overwrite and engine.vectors.count():
+        stale = [p.id for batch in engine.vectors.iter_points(with_vectors=False) for p in batch]
+        engine.vectors.delete(stale)
     vectors = np.load(bundle / "vectors.npy", allow_pickle=False, mmap_mode="r")
     points = _read_points(bundle / "points.jsonl")
     for start in range(0, len(points), 1000):
-        provider.vectors.upsert(
+        engine.vectors.upsert(
             [
                 VectorPoint(row["id"], np.asarray(vectors[start + i]), row["payload"])
                 for i, row in enumerate(points[start : start + 1000])
             ]
         )
-    provider.vectors.flush()
-    if provider.vectors.count() != manifest["counts"]["points"]:
+    engine.vectors.flush()
+    if engine.vectors.count() != manifest["counts"]["points"]:
         raise BundleError("the restored vector index does not hold the bundle's points")
 
 
 def _restore_into_server(
-    cls: type[MemoryProvider],
     bundle: Path,
     manifest: dict[str, Any],
     config: MemoryConfig,
     overwrite: bool,
     emb: Embedder,
     vector_store: VectorStore | None,
-    caller: Any,
-) -> MemoryProvider:
+    clock: Callable[[], float],
+) -> MemoryEngine:
     """Restore into a PostgreSQL metadata store: the bundle's rows are copied in one transaction, the keyword
     index is rebuilt under the store's key, then the vectors are loaded."""
-    from hermes_memory_core.provider import build_metadata_store
-    from hermes_memory_core.retrieval.tokenizer import tokenize
-
     probe = build_metadata_store(config)
     probe.open()
     try:
@@ -335,22 +329,22 @@ def _restore_into_server(
         probe.clear()  # type: ignore[attr-defined]
     finally:
         probe.close()
-    provider: MemoryProvider | None = None
+    engine: MemoryEngine | None = None
     try:
-        provider = cls(config, embedder=emb, vector_store=vector_store, caller=caller)
-        provider.metadata.load_bundle(bundle / "metadata.sqlite")  # type: ignore[attr-defined]
-        provider.metadata.cipher = None
-        provider._check_store_identity()
-        provider._load_cipher()
-        provider.metadata.repair_keyword_index(tokenize)
-        provider.metadata.set_meta("keyword_index_rebuild", "0")
-        _load_vectors(provider, bundle, manifest, overwrite)
-        return provider
+        engine = MemoryEngine(config, embedder=emb, vector_store=vector_store, clock=clock)
+        engine.metadata.load_bundle(bundle / "metadata.sqlite")  # type: ignore[attr-defined]
+        engine.codec.cipher = None
+        engine.load_identity()
+        engine.metadata.repair_keyword_index()
+        engine.metadata.set_meta("keyword_index_rebuild", "0")
+        _load_vectors(engine, bundle, manifest, overwrite)
+        return engine
     except BaseException as exc:
-        if provider is not None:
+        if engine is not None:
             with contextlib.suppress(Exception):
-                provider.metadata.clear()  # type: ignore[attr-defined]
-            provider.close()
+                engine.metadata.clear()  # type: ignore[attr-defined]
+            engine.close()
         if isinstance(exc, HermesMemoryError):
             raise
         raise BundleError(f"restore failed and was undone: {exc}") from exc
+

@@ -13,7 +13,7 @@ from typing import Any
 
 from hermes_memory_core.errors import ConfigError
 
-__all__ = ["count_tokens", "count_message_tokens", "encoding"]
+__all__ = ["count_message_tokens", "count_tokens", "encoding"]
 
 #: Per-message overhead of chat formats (role and separators), as in OpenAI's counting guide.
 MESSAGE_OVERHEAD = 4

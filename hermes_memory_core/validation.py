@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hermes_memory_core.errors import (
@@ -15,16 +15,21 @@ from hermes_memory_core.errors import (
     InvalidInputError,
     UnknownMemoryTypeError,
 )
-from hermes_memory_core.types import MemoryType
+from hermes_memory_core.types import MemoryItem, MemoryType
 
 __all__ = [
     "check_content",
     "check_id",
     "check_importance",
+    "check_int_range",
+    "check_items",
     "check_memory_type",
+    "check_memory_types",
     "check_metadata",
+    "check_session_id",
     "check_tags",
     "check_text",
+    "check_time_range",
     "check_timestamp",
     "check_top_k",
     "check_user_id",
@@ -173,3 +178,41 @@ def check_top_k(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
         raise InvalidInputError(f"top_k must be an int in [1, 1000], got {value!r}")
     return value
+
+
+def check_int_range(value: Any, what: str, low: int, high: int) -> int:
+    """An integer argument in ``low..high`` (booleans are not integers here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInputError(f"{what} must be an integer in {low}..{high}, got {value!r}")
+    return value
+
+
+def check_time_range(value: Any) -> tuple[int | None, int | None]:
+    """A ``(start, end)`` pair of Unix seconds (either may be None), start not after end; None → ``(None, None)``."""
+    if value is None:
+        return None, None
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise InvalidInputError("time_range must be a (start, end) pair of Unix seconds")
+    start = check_timestamp(value[0], "time_range start")
+    end = check_timestamp(value[1], "time_range end")
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError(f"time_range start {start} is after end {end}")
+    return start, end
+
+
+def check_items(items: Any) -> list[MemoryItem]:
+    """The memories of an ``add_many`` call: an iterable of :class:`MemoryItem` objects or mappings of its fields."""
+    if items is None or isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidInputError(f"add_many takes an iterable of memory items, got {type(items).__name__}")
+    out: list[MemoryItem] = []
+    for item in items:
+        if isinstance(item, MemoryItem):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            try:
+                out.append(MemoryItem(**dict(item)))
+            except TypeError as exc:
+                raise InvalidInputError(f"bad memory item {sorted(map(str, item))}: {exc}") from exc
+        else:
+            raise InvalidInputError(f"add_many takes MemoryItem objects or mappings, got {type(item).__name__}")
+    return out

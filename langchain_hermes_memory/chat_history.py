@@ -16,8 +16,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage, SystemMessage, message_to_dict, messages_from_dict
 
-from hermes_memory_core import MemoryProvider
-from hermes_memory_core.short_term import Message, SessionView
+from hermes_memory_core import MemoryProvider, Message, SessionView
 from langchain_hermes_memory.llm import LangChainLLM, message_text
 
 __all__ = ["SUMMARY_PREFIX", "HermesChatMessageHistory"]

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.types import BaseMemory
 
-from hermes_memory_core import MemoryHit, MemoryProvider
-from hermes_memory_core.short_term import Message, SessionView
+from hermes_memory_core import MemoryHit, MemoryProvider, Message, SessionView
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesMemory", "from_core", "to_core"]
@@ -89,7 +88,7 @@ class HermesMemory(BaseMemory):
 
     _session: Any = PrivateAttr(default=None)
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     def model_post_init(self, __context: Any) -> None:
         self.store = self.memory.store_key
@@ -126,7 +125,7 @@ class HermesMemory(BaseMemory):
         return obj
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> HermesMemory:  # type: ignore[override]
+    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> HermesMemory:
         """Rebuild from ``to_dict()``: pass ``memory=`` or keep the store open in this process (found by key)."""
         data = dict(data)
         data.pop("class_name", None)
@@ -182,7 +181,7 @@ class HermesMemory(BaseMemory):
 
     def get_all(self) -> list[ChatMessage]:
         """Every message still in the session buffer (older turns live on in the summary and in long-term memory)."""
-        return from_core([m for turn in self.memory.sessions.turns(self.user_id, self.session_id) for m in turn])
+        return from_core(self._session.view(all_turns=True).messages)
 
     async def aget_all(self) -> list[ChatMessage]:
         """Async twin of :meth:`get_all`."""

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from hermes_memory_core import MemoryProvider, MemoryType
-from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
+from hermes_memory_core import MemoryProvider, MemoryType, needs_permanent, should_recall
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesLongTermBlock", "HermesPermanentBlock"]
@@ -41,7 +40,7 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
         ```
     """
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     name: str = Field(default="hermes_long_term", description="Block name in the memory template.")
     memory: MemoryProvider = Field(exclude=True, description="The Hermes Memory store.")
@@ -71,7 +70,7 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
     ``remember``) so a flushed turn cannot overwrite them directly. Use ``priority=0`` to never truncate them.
     """
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     name: str = Field(default="hermes_permanent", description="Block name in the memory template.")
     memory: MemoryProvider = Field(exclude=True, description="The Hermes Memory store.")

@@ -7,14 +7,15 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import uuid  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
-from hermes_memory_core import Caller, MemoryConfig, MemoryProvider  # noqa: E402
-from hermes_memory_core.embedding import Embedder, load_embedder  # noqa: E402
+from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
+from hermes_memory_core.embedding import Embedder, load_embedder
+from tests.fakes import HashingEmbedder
 
 #: The encryption key of test stores (32 bytes, base64), so bundles restore into other test directories.
 TEST_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
@@ -78,8 +79,21 @@ def _drop_test_schemas() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    """The real default (bilingual) embedder, loaded once per test session."""
+    """A fast, deterministic, lexical embedder for unit tests (see ``tests/fakes.py``)."""
+    return HashingEmbedder()
+
+
+@pytest.fixture(scope="session")
+def real_embedder() -> Embedder:
+    """The real default (bilingual) embedder, loaded once per test session; tests using it are ``real_model``."""
     return load_embedder("multilingual-e5-small")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that use the real model say so: the ``real_model`` marker (``-m "not real_model"`` skips them)."""
+    for item in items:
+        if "real_embedder" in getattr(item, "fixturenames", ()) or item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.real_model)
 
 
 @pytest.fixture
@@ -90,6 +104,16 @@ def config(tmp_path: Path) -> MemoryConfig:
 @pytest.fixture
 def mem(config: MemoryConfig, embedder: Embedder) -> Iterator[MemoryProvider]:
     provider = MemoryProvider(config, embedder=embedder, caller=ADMIN)
+    try:
+        yield provider
+    finally:
+        provider.close()
+
+
+@pytest.fixture
+def real_mem(config: MemoryConfig, real_embedder: Embedder) -> Iterator[MemoryProvider]:
+    """A provider on the real bilingual model, for assertions about what the model understands."""
+    provider = MemoryProvider(config, embedder=real_embedder, caller=ADMIN)
     try:
         yield provider
     finally:

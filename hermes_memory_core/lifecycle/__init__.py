@@ -1,8 +1,7 @@
-"""Tier lifecycle: classification and normalisation, promotion, the recall gate, forgetting."""
+"""Tier lifecycle: classification and normalisation, promotion, background compaction, forgetting."""
 
-from hermes_memory_core.lifecycle.classifier import Classification, LLMClassifier, RuleClassifier
+from hermes_memory_core.lifecycle.classifier import Classification, Classifier, LLMClassifier, RuleClassifier
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
-from hermes_memory_core.lifecycle.gate import should_recall
 from hermes_memory_core.lifecycle.promotion import RememberResult
 
-__all__ = ["Classification", "ForgetReport", "LLMClassifier", "RememberResult", "RuleClassifier", "should_recall"]
+__all__ = ["Classification", "Classifier", "ForgetReport", "LLMClassifier", "RememberResult", "RuleClassifier"]

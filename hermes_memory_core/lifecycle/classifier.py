@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
-from hermes_memory_core.llm import LLM, aask, ask, ask_json
+from hermes_memory_core.llm import LLM, ask, ask_json
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "CLASSIFY_PROMPT",
     "NORMALIZE_PROMPT",
     "Classification",
+    "Classifier",
     "LLMClassifier",
     "RuleClassifier",
     "parse_classification",
@@ -68,6 +70,16 @@ class Classification:
     memory_type: MemoryType
     reason: str
     key: str | None = None
+
+
+class Classifier(Protocol):
+    """Decides a content's tier and rewrites long-term content into one normalised sentence."""
+
+    def classify(self, content: str) -> Classification:
+        """The tier ``content`` belongs to; any failure means ``short_term``."""
+
+    def normalize(self, content: str) -> str:
+        """One short third-person sentence keeping every concrete fact of ``content``."""
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE | re.MULTILINE)
@@ -118,15 +130,8 @@ class LLMClassifier:
             return parse_classification(json.dumps(structured))
         return parse_classification(ask(self.llm, prompt, self.timeout))
 
-    async def aclassify(self, content: str) -> Classification:
-        return parse_classification(await aask(self.llm, CLASSIFY_PROMPT.format(content=content[:2000]), self.timeout))
-
     def normalize(self, content: str) -> str:
         answer = ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout)
-        return _first_line(answer) or rule_normalize(content)
-
-    async def anormalize(self, content: str) -> str:
-        answer = await aask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout)
         return _first_line(answer) or rule_normalize(content)
 
 
@@ -175,17 +180,11 @@ class RuleClassifier:
                     key = "coffee"
                 return Classification(MemoryType.PERMANENT, f"rules: a lasting fact about the user ({key})", key)
         if _LONG_TERM.search(text):
-            key = "coffee" if _COFFEE.search(text) else None
-            return Classification(MemoryType.LONG_TERM, "rules: a preference or habit of the user", key)
+            topic = "coffee" if _COFFEE.search(text) else None
+            return Classification(MemoryType.LONG_TERM, "rules: a preference or habit of the user", topic)
         return Classification(MemoryType.SHORT_TERM, "rules: nothing lasting found")
 
-    async def aclassify(self, content: str) -> Classification:
-        return self.classify(content)
-
     def normalize(self, content: str) -> str:
-        return rule_normalize(content)
-
-    async def anormalize(self, content: str) -> str:
         return rule_normalize(content)
 
 

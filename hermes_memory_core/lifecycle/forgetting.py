@@ -12,12 +12,10 @@ Expiring is a soft delete: the history stays, the memory leaves the indexes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.types import MemoryType
-
-if TYPE_CHECKING:
-    from hermes_memory_core.provider import MemoryProvider
 
 __all__ = ["ForgetReport", "forget"]
 
@@ -44,30 +42,35 @@ class ForgetReport:
         }
 
 
-def forget(provider: MemoryProvider, *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
-    cfg = provider.config
-    at = provider._now(now)
+#: Tiers forgetting looks at; permanent memories are never touched.
+_FORGETTABLE = (MemoryType.SHORT_TERM.value, MemoryType.LONG_TERM.value)
+
+
+def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
+    """Plan (and unless ``dry_run``, do) what the module docstring describes. ``now`` defaults to the clock."""
+    cfg = engine.config
+    at = engine.now(now)
     report = ForgetReport(dry_run)
-    closed = provider.sessions.closed_sessions(at, cfg.session_idle_seconds)
-    for mid, user, session, tier, importance, updated, accessed in provider.metadata.lifecycle_rows():
-        if tier == MemoryType.SHORT_TERM.value:
-            if session is not None and (user, session) in closed:
-                report.expired_short_term.append(mid)
+    closed = engine.sessions.closed_sessions(at, cfg.session_idle_seconds)
+    for row in engine.metadata.lifecycle_rows(_FORGETTABLE):
+        if row.memory_type == MemoryType.SHORT_TERM.value:
+            if row.session_id is not None and (row.user_id, row.session_id) in closed:
+                report.expired_short_term.append(row.id)
             continue
-        if importance >= cfg.forget_protect_importance:
+        if row.importance >= cfg.forget_protect_importance:
             report.protected += 1
             continue
-        idle_days = (at - max(updated, accessed or 0)) / _DAY
-        if idle_days >= cfg.forget_expire_days and importance < cfg.forget_expire_importance:
-            report.expired_long_term.append(mid)
-        elif idle_days >= cfg.forget_downgrade_days and importance < cfg.forget_downgrade_importance:
-            report.downgraded.append(mid)
+        idle_days = (at - max(row.updated_at, row.last_accessed_at or 0)) / _DAY
+        if idle_days >= cfg.forget_expire_days and row.importance < cfg.forget_expire_importance:
+            report.expired_long_term.append(row.id)
+        elif idle_days >= cfg.forget_downgrade_days and row.importance < cfg.forget_downgrade_importance:
+            report.downgraded.append(row.id)
     if dry_run:
         return report
     for mid in report.expired_short_term:
-        provider._expire(mid, "forget: session closed", at)
+        engine.expire(mid, "forget: session closed", at)
     for mid in report.expired_long_term:
-        provider._expire(mid, "forget: stale and unimportant", at)
+        engine.expire(mid, "forget: stale and unimportant", at)
     for mid in report.downgraded:
-        provider._downgrade(mid, at)
+        engine.downgrade(mid, at)
     return report

@@ -10,21 +10,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 
-from hermes_memory_core.lifecycle.classifier import Classification, LLMClassifier, RuleClassifier
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.lifecycle.classifier import Classification, Classifier, LLMClassifier, RuleClassifier
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.short_term.store import USER_ROLES
-from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer
+from hermes_memory_core.short_term.session import USER_ROLES
+from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryType
 
-if TYPE_CHECKING:
-    from hermes_memory_core.provider import MemoryProvider
-
 __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queued", "remember", "summarizer_for"]
+
+#: Finds the host model for a session's background work: ``(user_id, session_id) -> LLM | None``.
+LLMResolver = Callable[[str, str | None], LLM | None]
 
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
 MAX_ATTEMPTS = 3
@@ -50,21 +51,24 @@ class RememberResult:
     content: str | None = None
 
 
-def summarizer_for(llm: LLM | None, timeout: float) -> Any:
+def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
+    """The host model's summarizer, or the extractive fallback without one."""
     return LLMSummarizer(llm, timeout) if llm is not None else ExtractiveSummarizer()
 
 
-def classifier_for(llm: LLM | None, timeout: float) -> Any:
+def classifier_for(llm: LLM | None, timeout: float) -> Classifier:
+    """The host model's classifier, or the rules without one."""
     return LLMClassifier(llm, timeout) if llm is not None else RuleClassifier()
 
 
-def compact_session(provider: MemoryProvider, user_id: str, session_id: str, llm: LLM | None) -> int:
+def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None) -> int:
     """Summarise overflowing turns of one session. Returns how many chunks were appended."""
-    cfg = provider.config
+    cfg = engine.config
+    sessions = engine.sessions
     summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
     appended = 0
     while True:
-        turns = provider.sessions.turns(user_id, session_id)
+        turns = sessions.turns(user_id, session_id)
         if len(turns) <= cfg.ring_size:
             break
         oldest = turns[: cfg.summarize_turns]
@@ -72,14 +76,14 @@ def compact_session(provider: MemoryProvider, user_id: str, session_id: str, llm
         summary = summarizer.summarize(pairs, cfg.summary_chunk_chars)
         promote = [" ".join(m.content for m in turn if m.role in USER_ROLES) for turn in oldest]
         numbers = [turn[0].turn for turn in oldest]
-        if not provider.sessions.commit_compaction(user_id, session_id, numbers, summary, promote, provider._now()):
+        if not sessions.commit_compaction(user_id, session_id, numbers, summary, promote, engine.now()):
             break
         appended += 1
-        chunks = provider.sessions.chunks(user_id, session_id)
+        chunks = sessions.chunks(user_id, session_id)
         if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
             older = chunks[:-1]
             tight = summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2)
-            provider.sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, provider._now())
+            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
     return appended
 
 
@@ -89,41 +93,41 @@ class _Plan:
 
     result: RememberResult
     item: MemoryItem | None = None
-    supersede: str | None = None  # id of the permanent fact this one replaces
 
 
-def promote_queued(provider: MemoryProvider, llm_for: Any) -> int:
+def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
     """Classify everything in the promotion queue and store it, embedding each batch's new memories together
-    (one ``add_many``). Returns how many entries were processed."""
+    (one batch write). Returns how many entries were processed."""
     done = 0
+    sessions = engine.sessions
     while True:
-        batch = provider.sessions.queued()
+        batch = sessions.queued()
         if not batch:
             return done
         finished: list[int] = []
         failed: list[int] = []
         planned: list[tuple[int, _Plan]] = []
-        for entry_id, user_id, session_id, content, _attempts in batch:
+        for entry in batch:
             try:
-                classifier = classifier_for(llm_for(user_id, session_id), provider.config.llm_timeout_seconds)
-                planned.append((entry_id, plan_write(provider, content, classifier.classify(content), classifier,
-                                                     user_id=user_id, session_id=session_id, source="user",
+                classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
+                planned.append((entry.id, plan_write(entry.content, classifier.classify(entry.content), classifier,
+                                                     user_id=entry.user_id, session_id=entry.session_id, source="user",
                                                      caller=LIFECYCLE, origin="evicted_turn")))
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
-                failed.append(entry_id)
+                failed.append(entry.id)
         try:
-            apply_plans(provider, [p for _e, p in planned], LIFECYCLE)
+            apply_plans(engine, [p for _e, p in planned], LIFECYCLE)
             finished.extend(e for e, _p in planned)
         except Exception:  # noqa: BLE001
             failed.extend(e for e, _p in planned)
-        provider.sessions.dequeue(finished)
+        sessions.dequeue(finished)
         if failed:
-            provider.sessions.retry_later(failed, MAX_ATTEMPTS)
+            sessions.retry_later(failed, MAX_ATTEMPTS)
         done += len(batch)
 
 
 def remember(
-    provider: MemoryProvider,
+    engine: MemoryEngine,
     content: str,
     *,
     user_id: str,
@@ -137,24 +141,23 @@ def remember(
     tags: tuple[str, ...] = (),
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
-    classifier = classifier_for(llm, provider.config.llm_timeout_seconds)
+    classifier = classifier_for(llm, engine.config.llm_timeout_seconds)
     if memory_type is None:
         decision = classifier.classify(content)
     else:
         decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
-    plan = plan_write(provider, content, decision, classifier, user_id=user_id,
+    plan = plan_write(content, decision, classifier, user_id=user_id,
                       session_id=session_id, source=source, caller=caller, origin=origin)
     if plan.item is not None and (importance is not None or tags):
         plan.item = replace(plan.item, importance=plan.item.importance if importance is None else importance,
                             tags=tags or plan.item.tags)
-    return apply_plans(provider, [plan], caller)[0]
+    return apply_plans(engine, [plan], caller)[0]
 
 
 def plan_write(
-    provider: MemoryProvider,
     content: str,
     decision: Classification,
-    classifier: Any,
+    classifier: Classifier,
     *,
     user_id: str,
     session_id: str | None,
@@ -172,7 +175,7 @@ def plan_write(
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
     if tier is MemoryType.PERMANENT and not caller.write_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"caller {caller.name!r} may not write permanent memories"
-    meta: dict[str, Any] = {"source": origin if source == "user" else source, "reason": reason}
+    meta: dict[str, object] = {"source": origin if source == "user" else source, "reason": reason}
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
             return _Plan(RememberResult(None, tier, reason, "skipped"))
@@ -183,31 +186,32 @@ def plan_write(
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta)
-    supersede = None
-    if tier is MemoryType.PERMANENT and decision.key:
-        supersede = provider.metadata.find_current_fact(user_id, decision.key)
-    return _Plan(RememberResult(None, tier, reason, "added", text), item, supersede)
+    return _Plan(RememberResult(None, tier, reason, "added", text), item)
 
 
-def apply_plans(provider: MemoryProvider, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
-    """Store planned writes: short- and long-term ones in one ``add_many`` (one embedding batch); permanent facts
+def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
+    """Store planned writes: short- and long-term ones in one batch (one embedding batch); permanent facts
     one at a time, so a later fact with the same topic key supersedes an earlier one even within a batch."""
     results = [p.result for p in plans]
-    batch = [i for i, p in enumerate(plans) if p.item is not None and p.item.memory_type is not MemoryType.PERMANENT]
+    batch = [(i, p.item) for i, p in enumerate(plans) if p.item is not None and p.item.memory_type is not MemoryType.PERMANENT]
     if batch:
-        ids = provider.add_many([plans[i].item for i in batch], caller=caller)  # type: ignore[misc]
-        for i, mid in zip(batch, ids, strict=True):
+        ids = engine.add_items([item for _i, item in batch], caller, dialogue=_AS_DIALOGUE)
+        for (i, _item), mid in zip(batch, ids, strict=True):
             results[i] = replace(results[i], id=mid)
     for i, p in enumerate(plans):
         if p.item is None or p.item.memory_type is not MemoryType.PERMANENT:
             continue
         key = p.item.metadata.get("fact_key") if p.item.metadata else None
-        current = provider.metadata.find_current_fact(p.item.user_id, key) if key else None
+        current = engine.find_fact(p.item.user_id, str(key)) if key else None
         if current is not None:
-            provider.update(current, p.item.content, version_note=f"superseded: {p.result.reason}",
-                            user_id=p.item.user_id, caller=caller)
+            rec = engine.owned(current, p.item.user_id, caller, write=True)
+            engine.update(rec, p.item.content, f"superseded: {p.result.reason}")
             results[i] = replace(results[i], id=current, action="versioned")
         else:
-            mid = provider.add_many([p.item], caller=caller)[0]
+            mid = engine.add_items([p.item], caller, dialogue=_AS_DIALOGUE)[0]
             results[i] = replace(results[i], id=mid)
     return results
+
+
+#: Whether memories the lifecycle writes take part in conversational context (as every memory with a session did).
+_AS_DIALOGUE = True

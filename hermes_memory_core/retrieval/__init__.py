@@ -1,19 +1,21 @@
-"""Retrieval: the Chinese-aware tokenizer, optional LLM keywords, the fusion/ranking rule and the hot cache."""
+"""Retrieval: a search end to end (filter, keyword and vector legs, fusion and ranking, the recall gate) and
+optional LLM keywords."""
 
-from hermes_memory_core.retrieval.hot_cache import HotCache
+from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor, parse_keywords
-from hermes_memory_core.retrieval.ranking import Candidate, Ranked, RankFields, minmax, rank
-from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.retrieval.ranking import Candidate, Ranked, minmax, rank
+from hermes_memory_core.retrieval.search import Searcher, SearchFilter, build_filter
 
 __all__ = [
     "Candidate",
-    "HotCache",
     "KeywordExtractor",
-    "RankFields",
     "Ranked",
+    "SearchFilter",
+    "Searcher",
+    "build_filter",
     "minmax",
+    "needs_permanent",
     "parse_keywords",
     "rank",
-    "tokenize",
-    "tokenize_query",
+    "should_recall",
 ]

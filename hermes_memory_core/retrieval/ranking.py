@@ -6,12 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hermes_memory_core.config import RankingConfig
+from hermes_memory_core.storage.metadata import RankRow
 
-__all__ = ["Candidate", "RankFields", "Ranked", "minmax", "rank"]
-
-#: What ranking needs of a memory: ``(session_id, created_at, updated_at, importance, version, memory_type,
-#: access_count)`` (the last three bring a cached copy of the record up to date, or show it is stale).
-RankFields = tuple[str | None, int, int, float, int, str, int]
+__all__ = ["Candidate", "Ranked", "minmax", "rank"]
 
 _DAY = 86_400.0
 
@@ -43,13 +40,13 @@ def minmax(values: Mapping[str, float]) -> dict[str, float]:
     lo, hi = min(values.values()), max(values.values())
     span = hi - lo
     if span <= 1e-12:
-        return {k: 1.0 for k in values}
+        return dict.fromkeys(values, 1.0)
     return {k: (v - lo) / span for k, v in values.items()}
 
 
 def rank(
     candidates: Sequence[Candidate],
-    records: Mapping[str, RankFields],
+    records: Mapping[str, RankRow],
     now: float,
     weights: RankingConfig,
     top_k: int,
@@ -73,7 +70,8 @@ def rank(
     mix_total = weights.relevance_weight + weights.recency_weight
     hits: list[Ranked] = []
     for c in present:
-        updated_at, importance = records[c.id][2:4]
+        row = records[c.id]
+        updated_at, importance = row.updated_at, row.importance
         relevance = (base[c.id] + weights.context_boost * neighbour.get(c.id, 0.0)) / (1.0 + weights.context_boost)
         age_days = max(0.0, (now - updated_at) / _DAY)
         recency = 0.5 ** (age_days / weights.recency_half_life_days)
@@ -86,15 +84,15 @@ def rank(
 
 
 def _neighbour_relevance(
-    present: Sequence[Candidate], records: Mapping[str, RankFields], base: Mapping[str, float], window: int
+    present: Sequence[Candidate], records: Mapping[str, RankRow], base: Mapping[str, float], window: int
 ) -> dict[str, float]:
     """For each candidate, the higher base relevance of its nearest earlier and later candidate in the same
     session written within ``window`` seconds (a question and its answer are neighbours)."""
     by_session: dict[str, list[tuple[int, str]]] = {}
     for c in present:
-        session_id, created_at = records[c.id][:2]
-        if session_id is not None:
-            by_session.setdefault(session_id, []).append((created_at, c.id))
+        row = records[c.id]
+        if row.session_id is not None:
+            by_session.setdefault(row.session_id, []).append((row.created_at, c.id))
     out: dict[str, float] = {}
     for items in by_session.values():
         if len(items) < 2:

@@ -1,7 +1,7 @@
-"""Short-term memory: the per-session ring buffer, its incremental summary and the background worker."""
+"""Short-term memory: the per-session ring buffer and its incremental summary."""
 
-from hermes_memory_core.short_term.session import SessionMemory, SessionView
-from hermes_memory_core.short_term.store import Message
+from hermes_memory_core.short_term.session import SessionMemory, Sessions, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer
+from hermes_memory_core.storage.sessions import Message
 
-__all__ = ["ExtractiveSummarizer", "LLMSummarizer", "Message", "SessionMemory", "SessionView"]
+__all__ = ["ExtractiveSummarizer", "LLMSummarizer", "Message", "SessionMemory", "SessionView", "Sessions"]

@@ -1,26 +1,35 @@
-"""``SessionMemory``: one user's session as the adapters see it — a running summary plus the last turns.
+"""Short-term memory as the adapters see it: a session's running summary plus its last turns.
 
-Writes are durable when ``add_messages`` returns (one SQLite transaction). Summaries of overflowing turns and
-promotion of what they held run in the provider's background worker, on the host's LLM when one was given;
-``flush()`` waits for that work.
+Writes are durable when ``add_messages`` returns (one transaction). When a session holds more than ``ring_size``
+turns, :class:`Sessions` tells its owner (``on_overflow``), which summarises the oldest turns and promotes what
+they held in the background, on the host's model when one was given; ``flush()`` waits for that work.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hermes_memory_core.short_term.store import Message
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.errors import InvalidInputError
+from hermes_memory_core.llm import LLM
+from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.validation import check_session_id, check_text, check_user_id
 
-if TYPE_CHECKING:
-    from hermes_memory_core.llm import LLM
-    from hermes_memory_core.provider import MemoryProvider
+__all__ = ["USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
 
-__all__ = ["SessionMemory", "SessionView"]
+#: Roles whose message opens a new turn; ``assistant``, ``tool``, ``system`` ... join the current one.
+USER_ROLES = frozenset({"user", "human"})
+#: What ``add_messages`` accepts: a :class:`Message`, a ``{"role", "content", "data"}`` mapping or a pair.
+MessageLike = Message | Mapping[str, Any] | tuple[str, str]
+#: Sessions whose own model is remembered for background work (least recently opened ones fall back to the
+#: provider's model).
+_MAX_SESSION_LLMS = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +38,7 @@ class SessionView:
 
     Attributes:
         summary: The running summary of evicted turns ("" when none).
-        turns: The last ``ring_size`` turns, oldest first, each a list of messages.
+        turns: The buffered turns, oldest first, each a list of messages.
     """
 
     summary: str
@@ -40,69 +49,119 @@ class SessionView:
         return [m for turn in self.turns for m in turn]
 
 
-def _as_message(m: Message | Mapping[str, Any] | tuple[str, str]) -> Message:
+def _as_message(m: MessageLike) -> Message:
+    role: Any
+    content: Any
     if isinstance(m, Message):
         role, content, data = m.role, m.content, m.data
-    elif isinstance(m, tuple):
+    elif isinstance(m, tuple) and len(m) == 2:
         role, content, data = m[0], m[1], {}
+    elif isinstance(m, Mapping):
+        raw = m.get("data") or {}
+        if not isinstance(raw, Mapping):
+            raise InvalidInputError(f"message data must be a mapping, got {type(raw).__name__}")
+        role, content, data = m.get("role"), m.get("content"), dict(raw)
     else:
-        role, content, data = m.get("role"), m.get("content"), dict(m.get("data") or {})
+        raise InvalidInputError(f"a message is a Message, a mapping or a (role, content) pair, got {type(m).__name__}")
     role = check_text(role, "role").strip().lower()
     if not role:
-        from hermes_memory_core.errors import InvalidInputError
-
         raise InvalidInputError("message role is empty")
     return Message(role, check_text(content, "message content"), data)
+
+
+class Sessions:
+    """The short-term room: session handles, the model each session brought, and overflow notices.
+
+    Args:
+        engine: The open store.
+        on_overflow: Called with ``(user_id, session_id)`` when a session holds more than ``ring_size`` turns.
+        wait: Blocks until the background work ``on_overflow`` started is done.
+    """
+
+    def __init__(
+        self, engine: MemoryEngine, on_overflow: Callable[[str, str], None], wait: Callable[[], None]
+    ) -> None:
+        self.engine = engine
+        self.store = engine.sessions
+        self.on_overflow = on_overflow
+        self.wait = wait
+        self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def open(self, user_id: str, session_id: str, llm: LLM | None = None) -> SessionMemory:
+        """A handle on one session (validated ids); ``llm`` serves its background work from now on."""
+        self.engine.need_open()
+        uid = check_user_id(user_id)
+        sid = check_session_id(session_id)
+        if sid is None:
+            raise InvalidInputError("session_id is required")
+        if llm is not None:
+            with self._lock:
+                self._llms[(uid, sid)] = llm
+                self._llms.move_to_end((uid, sid))
+                while len(self._llms) > _MAX_SESSION_LLMS:
+                    self._llms.popitem(last=False)
+        return SessionMemory(self, uid, sid, llm)
+
+    def llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
+        """The model the session brought, if it is still remembered."""
+        if session_id is None:
+            return None
+        with self._lock:
+            return self._llms.get((user_id, session_id))
+
+    def overflowing(self) -> list[tuple[str, str]]:
+        """Sessions holding more than ``ring_size`` turns (work a previous process left undone)."""
+        return self.store.overflowing(self.engine.config.ring_size)
 
 
 class SessionMemory:
     """A session's short-term memory. Get one with :meth:`MemoryProvider.session`.
 
-    Args:
-        provider: The store.
+    Attributes:
         user_id: Owner.
         session_id: Session.
-        llm: The host's model for summaries and promotion (deterministic fallbacks when None).
+        llm: The host's model for this session's summaries and promotions (None: the provider's, or the rules).
     """
 
-    def __init__(self, provider: MemoryProvider, user_id: str, session_id: str, llm: LLM | None = None) -> None:
-        self.provider = provider
-        self.user_id = check_user_id(user_id)
-        sid = check_session_id(session_id)
-        if sid is None:
-            from hermes_memory_core.errors import InvalidInputError
-
-            raise InvalidInputError("session_id is required")
-        self.session_id = sid
+    def __init__(self, sessions: Sessions, user_id: str, session_id: str, llm: LLM | None = None) -> None:
+        self._sessions = sessions
+        self._engine = sessions.engine
+        self.user_id = user_id
+        self.session_id = session_id
         self.llm = llm
-        if llm is not None:
-            provider._register_llm(self.user_id, self.session_id, llm)
 
-    def add_messages(self, messages: Iterable[Message | Mapping[str, Any] | tuple[str, str]]) -> None:
+    def add_messages(self, messages: Iterable[MessageLike]) -> None:
         """Append messages (a ``user`` message opens a turn). Durable on return; never waits for an LLM."""
         msgs = [_as_message(m) for m in messages]
         if not msgs:
             return
-        self.provider._need_open()
-        self.provider.sessions.append(self.user_id, self.session_id, msgs, self.provider._now())
-        if self.provider.sessions.turn_count(self.user_id, self.session_id) > self.provider.config.ring_size:
-            self.provider._submit_compaction(self.user_id, self.session_id)
+        self._engine.need_open()
+        store = self._sessions.store
+        store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs], self._engine.now())
+        if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
+            self._sessions.on_overflow(self.user_id, self.session_id)
 
-    def view(self) -> SessionView:
-        """The running summary and the last ``ring_size`` turns."""
-        self.provider._need_open()
-        chunks = self.provider.sessions.chunks(self.user_id, self.session_id)
-        turns = self.provider.sessions.turns(self.user_id, self.session_id)
-        return SessionView(" ".join(c.text for c in chunks), turns[-self.provider.config.ring_size :])
+    def view(self, all_turns: bool = False) -> SessionView:
+        """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn
+        waiting for its summary included)."""
+        self._engine.need_open()
+        store = self._sessions.store
+        chunks = store.chunks(self.user_id, self.session_id)
+        turns = store.turns(self.user_id, self.session_id)
+        if not all_turns:
+            turns = turns[-self._engine.config.ring_size :]
+        return SessionView(" ".join(c.text for c in chunks), turns)
 
     def clear(self) -> None:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay)."""
-        self.provider._need_open()
-        self.provider.sessions.clear(self.user_id, self.session_id)
+        self._engine.need_open()
+        self._sessions.store.clear(self.user_id, self.session_id)
 
     def close(self) -> None:
         """Mark the session closed: ``forget()`` will expire its short-term memories."""
-        self.provider.sessions.close_session(self.user_id, self.session_id, self.provider._now())
+        self._engine.need_open()
+        self._sessions.store.close_session(self.user_id, self.session_id, self._engine.now())
 
     def context_tokens(self) -> int:
         """cl100k_base tokens the summary and the buffered turns put into a prompt."""
@@ -111,20 +170,24 @@ class SessionMemory:
         return tokens + (count_tokens(view.summary) + 4 if view.summary else 0)
 
     def flush(self) -> None:
-        """Wait until this provider's background summaries and promotions are done."""
-        self.provider.flush()
+        """Wait until the store's background summaries and promotions are done."""
+        self._sessions.wait()
 
-    async def aadd_messages(self, messages: Iterable[Message | Mapping[str, Any] | tuple[str, str]]) -> None:
+    async def aadd_messages(self, messages: Iterable[MessageLike]) -> None:
         """Async twin of :meth:`add_messages`."""
         await asyncio.to_thread(self.add_messages, list(messages))
 
-    async def aview(self) -> SessionView:
+    async def aview(self, all_turns: bool = False) -> SessionView:
         """Async twin of :meth:`view`."""
-        return await asyncio.to_thread(self.view)
+        return await asyncio.to_thread(self.view, all_turns)
 
     async def aclear(self) -> None:
         """Async twin of :meth:`clear`."""
         await asyncio.to_thread(self.clear)
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await asyncio.to_thread(self.close)
 
     async def acontext_tokens(self) -> int:
         """Async twin of :meth:`context_tokens`."""

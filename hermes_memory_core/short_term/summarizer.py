@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from hermes_memory_core.llm import LLM, aask, ask
+from hermes_memory_core.llm import LLM, ask
 
 __all__ = [
     "COMPRESS_PROMPT",
@@ -110,10 +110,6 @@ class LLMSummarizer:
 
     def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
         answer = ask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
-        return clip(answer, limit) if answer and answer.strip() else self.fallback.summarize(turns, limit)
-
-    async def asummarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
-        answer = await aask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
         return clip(answer, limit) if answer and answer.strip() else self.fallback.summarize(turns, limit)
 
     def compress(self, notes: Sequence[str], limit: int) -> str:

@@ -34,7 +34,7 @@ class DataDirLock:
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
+        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -1,7 +1,9 @@
 """Trust: PII redaction, encryption at rest, permissions and the memory-injection defense."""
 
+from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.encryption import ContentCipher, generate_key
 from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
+from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import ANONYMOUS, LIFECYCLE, Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 
@@ -10,8 +12,10 @@ __all__ = [
     "LIFECYCLE",
     "Caller",
     "ContentCipher",
+    "KeyManager",
     "RedactionResult",
     "Redactor",
+    "SealingCodec",
     "WriteVerdict",
     "check_memory_write",
     "generate_key",

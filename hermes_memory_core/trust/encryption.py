@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import os
@@ -41,10 +42,8 @@ def decode_key(text: str) -> bytes:
     raw = text.strip()
     candidates = []
     if len(raw) == 64:
-        try:
+        with contextlib.suppress(ValueError):
             candidates.append(bytes.fromhex(raw))
-        except ValueError:
-            pass
     for decoder in (base64.b64decode, base64.urlsafe_b64decode):
         try:
             candidates.append(decoder(raw + "=" * (-len(raw) % 4)))

@@ -19,7 +19,8 @@ PAIRS = [
 
 
 @pytest.mark.parametrize("direction", ["en->zh", "zh->en"])
-def test_cross_language_recall(mem: MemoryProvider, direction: str) -> None:
+def test_cross_language_recall(real_mem: MemoryProvider, direction: str) -> None:
+    mem = real_mem
     stored = [zh if direction == "en->zh" else en for zh, en in PAIRS]
     queries = [en if direction == "en->zh" else zh for zh, en in PAIRS]
     ids = mem.add_many([{"content": text, "user_id": "u"} for text in stored])

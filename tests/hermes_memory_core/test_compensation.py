@@ -39,7 +39,7 @@ def test_failed_vector_write_leaves_nothing(failing) -> None:  # type: ignore[no
         mem.add_many([{"content": f"m{i}", "user_id": "u"} for i in range(3)])
     stats = mem.stats()
     assert stats.total_active == 1 and stats.vector_points == 1 and stats.versions == 1
-    assert mem.metadata.keyword_search("u", ["lost"], 10) == []
+    assert mem.engine.metadata.keyword_search("u", ["lost"], 10) == []
     store.fail_upserts = False
     assert mem.search("kept", user_id="u")[0].id == keep
 
@@ -56,16 +56,16 @@ def test_failed_vector_update_is_rolled_back(failing) -> None:  # type: ignore[n
 def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
     a = mem.add("metadata orphan: vector lost", user_id="u")
     b = mem.add("healthy memory", user_id="u")
-    mem.vectors.delete([a])  # metadata row without a point
+    mem.engine.vectors.delete([a])  # metadata row without a point
     ghost = VectorPoint("00000000-0000-4000-8000-000000000001", mem.embedder.embed_query("ghost"),
                         {"user_id": "u", "memory_type": "long_term", "created_at": 0, "tags": []})
-    mem.vectors.upsert([ghost])  # point without a row
+    mem.engine.vectors.upsert([ghost])  # point without a row
     c = mem.add("stale vector", user_id="u")
-    mem.metadata.add_version(c, "stale vector, updated", "", 1, ["stale"], "u")  # row ahead of its point
+    mem.engine.metadata.add_version(c, "stale vector, updated", "", 1, "u")  # row ahead of its point
     report = mem.reconcile()
     assert report.vector_orphans_removed == 1
     assert report.metadata_orphans_reindexed == 2
-    assert mem.vectors.count() == 3
+    assert mem.engine.vectors.count() == 3
     assert {h.id for h in mem.search("metadata orphan vector lost", user_id="u", top_k=3)} >= {a, b}
     assert mem.reconcile().as_dict() == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0,
                                          "keyword_rows_repaired": 0, "expired_removed": 0}
@@ -73,8 +73,8 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
 
 def test_reconcile_rebuilds_keyword_rows(mem: MemoryProvider) -> None:
     mid = mem.add("我喜欢喝美式咖啡", user_id="u")
-    with mem.metadata.atomic() as conn:
-        mem.metadata._unindex_keywords(conn, mid)
-    assert mem.metadata.keyword_search("u", ["咖啡"], 5) == []
+    with mem.engine.metadata.atomic() as conn:
+        mem.engine.metadata._unindex_keywords(conn, mid)
+    assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5) == []
     assert mem.reconcile().keyword_rows_repaired == 1
-    assert mem.metadata.keyword_search("u", ["咖啡"], 5)[0][0] == mid
+    assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5)[0][0] == mid

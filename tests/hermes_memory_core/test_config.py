@@ -70,6 +70,6 @@ def test_unreachable_postgres_is_a_typed_error_naming_the_server_without_passwor
     from hermes_memory_core.embedding import load_embedder
 
     cfg = MemoryConfig(data_dir=tmp_path, metadata_url="postgresql://me:hunter2@127.0.0.1:1/x")  # type: ignore[arg-type]
-    with pytest.raises(BackendUnavailableError, match="127.0.0.1:1") as info:
+    with pytest.raises(BackendUnavailableError, match=r"127\.0\.0\.1:1") as info:
         MemoryProvider(cfg, embedder=load_embedder("multilingual-e5-small"))
     assert "hunter2" not in str(info.value)

@@ -1,11 +1,13 @@
 import hermes_memory_core
 
 EXPECTED = {
-    "BackendUnavailableError", "BundleError", "Caller", "ConfigError", "ConsistencyError", "ContentTooLongError", "DimensionMismatchError",
-    "EmbeddingError", "EmptyContentError", "EncryptionKeyError", "HermesMemoryError", "InvalidIdError", "InvalidInputError",
-    "MemoryConfig", "MemoryHit", "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion",
-    "NotFoundError", "PermissionDeniedError", "RankingConfig", "ReconcileReport", "StoreClosedError",
-    "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__",
+    "BackendUnavailableError", "BundleError", "CallableLLM", "Caller", "ConfigError", "ConsistencyError",
+    "ContentTooLongError", "DimensionMismatchError", "EmbeddingError", "EmptyContentError", "EncryptionKeyError",
+    "ForgetReport", "HermesMemoryError", "InvalidIdError", "InvalidInputError", "LLM", "MemoryConfig", "MemoryHit",
+    "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion", "Message", "NotFoundError",
+    "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
+    "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
+    "should_recall",
 }
 
 

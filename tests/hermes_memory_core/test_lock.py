@@ -18,10 +18,10 @@ sys.exit(0)
 """
 
 
-def test_second_process_gets_store_locked(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_second_process_gets_store_locked(tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
     import os
 
-    with MemoryProvider(MemoryConfig(data_dir=tmp_path / "d"), embedder=embedder) as mem:
+    with MemoryProvider(MemoryConfig(data_dir=tmp_path / "d"), embedder=real_embedder) as mem:
         mem.add("held", user_id="u")
         res = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "d")], capture_output=True, text=True,
                              timeout=120)
@@ -37,5 +37,5 @@ def test_dimension_mismatch_between_model_and_config(tmp_path: Path, embedder) -
 
     from hermes_memory_core import DimensionMismatchError
 
-    with pytest.raises(DimensionMismatchError, match="384.*512|512.*384"):
+    with pytest.raises(DimensionMismatchError, match=r"384.*512|512.*384"):
         MemoryProvider(MemoryConfig(data_dir=tmp_path / "x", vector_dim=512), embedder=embedder)

@@ -60,10 +60,10 @@ def test_update_versions_and_history(mem: MemoryProvider) -> None:
 def test_delete_is_soft_and_final(mem: MemoryProvider) -> None:
     mid = mem.add("The user lives in Berlin", user_id="u1")
     keep = mem.add("The user likes tea", user_id="u1")
-    points = mem.vectors.count()
+    points = mem.engine.vectors.count()
     assert mem.delete(mid, reason="user asked")
     assert all(h.id != mid for h in mem.search("Berlin", user_id="u1", top_k=10))
-    assert mem.vectors.count() == points - 1  # leaves the vector index at once
+    assert mem.engine.vectors.count() == points - 1  # leaves the vector index at once
     with pytest.raises(NotFoundError):
         mem.get(mid)
     with pytest.raises(NotFoundError):
@@ -140,7 +140,7 @@ def test_search_updates_access_count_and_log(mem: MemoryProvider) -> None:
     mem.search("violin", user_id="u")
     mem.flush()
     assert mem.get(mid).access_count == 2
-    actions = [a for a, _at, _d in mem.metadata.access_log(mid)]
+    actions = [a for a, _at, _d in mem.engine.metadata.access_log(mid)]
     assert actions == ["add", "search", "search"]
 
 

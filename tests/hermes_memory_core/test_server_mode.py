@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from hermes_memory_core import MemoryConfig, MemoryProvider, NotFoundError
-from hermes_memory_core.retrieval.tokenizer import tokenize_query
-from hermes_memory_core.storage.sqlite_store import keyword_shard
+from hermes_memory_core.storage.sql.shards import keyword_shard
+from hermes_memory_core.text.tokenizer import tokenize_query
 from tests.conftest import ADMIN, NEEDS_POSTGRES, POSTGRES_URL, QDRANT_URL, TEST_KEY, fresh_schema, make_config
 
 pytestmark = [NEEDS_POSTGRES, pytest.mark.server]
@@ -32,7 +32,7 @@ WORKERS, ROUNDS = 4, 30
 WORKER = """
 import json, os, random, sys, time
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
-from hermes_memory_core.short_term.store import Message
+from hermes_memory_core.storage.sessions import Message
 cfg = MemoryConfig.model_validate_json(sys.argv[1])
 n, go = int(sys.argv[2]), sys.argv[3]
 rnd = random.Random(n)
@@ -59,7 +59,7 @@ for i in range(int(sys.argv[4])):
     said = mem.add(f"worker {n} says hello in round {i} 共享", user_id="shared", session_id="conversation",
                    created_at=1_700_000_000 + i * 60 + n)
     ack("ADD", [said], "shared")
-    mem.sessions.append("shared", "chat", [Message("user", f"w{n} r{i}"), Message("assistant", "ok")], int(time.time()))
+    mem.engine.sessions.append("shared", "chat", [Message("user", f"w{n} r{i}"), Message("assistant", "ok")], [True, False], int(time.time()))
     ack("TURN")
 mem.close()
 ack("DONE")
@@ -74,10 +74,10 @@ def _server_config(tmp: Path, schema: str, collection: str) -> MemoryConfig:
 
 
 @pytest.mark.slow
-def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
     schema, collection = fresh_schema(), f"mp_{uuid.uuid4().hex[:10]}"
     cfg = _server_config(tmp_path / "d", schema, collection)
-    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN):
+    with MemoryProvider(cfg, embedder=real_embedder, caller=ADMIN):
         pass  # create the schema once, so the workers race on writes rather than on DDL
     payload = cfg.model_dump_json(context={"reveal": True})
     payload = json.dumps({**json.loads(payload), "metadata_url": POSTGRES_URL, "encryption_key": TEST_KEY})
@@ -109,16 +109,16 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, embedde
         assert log[-1] == ["DONE"]
         for entry in log:
             if entry[0] == "ADD":
-                added.update({m: entry[2] for m in entry[1]})
+                added.update(dict.fromkeys(entry[1], entry[2]))
             elif entry[0] == "UPDATE":
                 versions[entry[1]] = max(versions.get(entry[1], 1), entry[2])
             elif entry[0] == "DELETE":
                 deleted.add(entry[1])
     assert len(added) == WORKERS * ROUNDS * 4
 
-    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+    with MemoryProvider(cfg, embedder=real_embedder, caller=ADMIN) as mem:
         for mid, user in added.items():
-            rec = mem.metadata.get(mid, include_inactive=True)
+            rec = mem.engine.metadata.get(mid, include_inactive=True)
             assert rec is not None and rec.user_id == user, mid
             if mid in deleted:
                 with pytest.raises(NotFoundError):
@@ -127,19 +127,19 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, embedde
                 assert rec.version == versions.get(mid, 1)
                 assert [v.version for v in mem.history(mid, user_id=user)] == list(range(1, rec.version + 1))
         assert mem.stats().total_active == len(added) - len(deleted)
-        turns = mem.sessions.turns("shared", "chat")
+        turns = mem.engine.sessions.turns("shared", "chat")
         assert len(turns) == WORKERS * ROUNDS and all(len(t) == 2 for t in turns)  # no turn number handed out twice
-        assert mem.metadata.integrity_check() == "ok"
+        assert mem.engine.metadata.integrity_check() == "ok"
         # the shared conversation's keyword index equals a rebuild from its rows (context written by 4 processes)
         words = tokenize_query("hello 共享")
-        live = mem.metadata.keyword_search("shared", words, 1000)
+        live = mem.engine.metadata.keyword_search("shared", words, 1000)
         assert len(live) == WORKERS * ROUNDS
-        with mem.metadata.atomic() as conn:
+        with mem.engine.metadata.atomic() as conn:
             conn.execute("DELETE FROM memory_keyword_docs")
-        mem.metadata.repair_keyword_index()
-        assert mem.metadata.keyword_search("shared", words, 1000) == live
+        mem.engine.metadata.repair_keyword_index()
+        assert mem.engine.metadata.keyword_search("shared", words, 1000) == live
         if QDRANT_URL:
-            points = {p.id for batch in mem.vectors.iter_points(with_vectors=False) for p in batch}
+            points = {p.id for batch in mem.engine.vectors.iter_points(with_vectors=False) for p in batch}
             assert points == set(added) - deleted
             assert mem.reconcile().as_dict()["metadata_orphans_reindexed"] == 0
         hits = mem.search("咖啡 coffee", user_id="user1", top_k=5, tags=["w2"])

@@ -148,9 +148,9 @@ with MemoryProvider(MemoryConfig(data_dir=sys.argv[1])) as mem:
 """
 
 
-def test_new_process_sees_same_history(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_new_process_sees_same_history(tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "d"
-    with MemoryProvider(MemoryConfig(data_dir=data), embedder=embedder) as mem:
+    with MemoryProvider(MemoryConfig(data_dir=data), embedder=real_embedder) as mem:
         chain = _chain(mem, FakeListChatModel(responses=["PERSISTED-SUMMARY"]))
         for i in range(15):
             chain.invoke({"question": f"q{i}"}, _cfg("u1", "s1"))

@@ -78,6 +78,8 @@ def test_simple_chat_engine_many_turns_with_host_summary(mem: MemoryProvider) ->
     for i in range(15):
         reply = engine.chat(f"step {i} of the plan")
         assert str(reply) == "text text text text"
+    mem.flush()  # the background summary of the evicted turns has landed ...
+    engine.chat("and the next step?")  # ... so this request carries it
     mem.flush()
     sent = chat_llm.last_chat_messages
     assert sum(m.role == MessageRole.SYSTEM for m in sent) == 1 and sent[0].role == MessageRole.SYSTEM

@@ -20,11 +20,11 @@ def _setup(mem: MemoryProvider) -> dict[str, str]:
         "lt_important": mem.add("needs wheelchair access", user_id="u", importance=0.9, created_at=T0),
         "perm": mem.add("born in 1990", user_id="u", memory_type="permanent", importance=0.1, created_at=T0),
     }
-    mem.sessions.append("u", "old", [], T0)
-    from hermes_memory_core.short_term.store import Message
+    mem.engine.sessions.append("u", "old", [], [], T0)
+    from hermes_memory_core.storage.sessions import Message
 
-    mem.sessions.append("u", "old", [Message("user", "x")], T0)
-    mem.sessions.append("u", "new", [Message("user", "y")], T0 + 99 * DAY)
+    mem.engine.sessions.append("u", "old", [Message("user", "x")], [True], T0)
+    mem.engine.sessions.append("u", "new", [Message("user", "y")], [True], T0 + 99 * DAY)
     return ids
 
 
@@ -63,7 +63,7 @@ def test_forget_applies_and_never_touches_permanent_or_important(mem: MemoryProv
 
 def test_use_keeps_a_memory_fresh(mem: MemoryProvider) -> None:
     mid = mem.add("likes polka", user_id="u", importance=0.1, created_at=T0)
-    mem._clock = lambda: T0 + 95 * DAY  # type: ignore[method-assign]
+    mem.engine.clock = lambda: T0 + 95 * DAY  # type: ignore[method-assign]
     mem.search("polka", user_id="u", now=T0 + 95 * DAY)
     mem.flush()
     assert mid not in mem.forget(dry_run=True, now=T0 + 100 * DAY).expired_long_term

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_memory_core.lifecycle.gate import needs_permanent, should_recall
+from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 
 NO_RECALL = [
     "你好", "您好！", "嗨", "早上好", "晚安", "谢谢", "谢谢！", "多谢啦", "好的", "好", "嗯", "嗯嗯", "哦", "哈哈哈",

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from hermes_memory_core import MemoryProvider, NotFoundError
-from hermes_memory_core.retrieval.hot_cache import HotCache
+from hermes_memory_core.storage.hot_cache import HotCache
+from hermes_memory_core.storage.metadata import RankRow
 from hermes_memory_core.types import MemoryRecord, MemoryType
 from tests.conftest import ADMIN, make_config
 
@@ -17,8 +18,8 @@ def _rec(i: int, version: int = 1, user: str = "u") -> MemoryRecord:
     return MemoryRecord(f"id{i}", user, None, f"text {i}", MemoryType.LONG_TERM, 0.5, 0, 1, 1, None, version)
 
 
-def _fields(*recs: MemoryRecord) -> dict[str, tuple[object, ...]]:
-    return {r.id: (None, 1, 1, 0.5, r.version, r.memory_type.value, 0) for r in recs}
+def _fields(*recs: MemoryRecord) -> dict[str, RankRow]:
+    return {r.id: RankRow(None, 1, 1, 0.5, r.version, r.memory_type.value, 0) for r in recs}
 
 
 def test_keeps_the_most_used_up_to_capacity() -> None:
@@ -43,7 +44,7 @@ def test_stale_versions_tiers_and_missing_rows_are_dropped() -> None:
     cache.record_use("u", [a])
     assert cache.lookup("u", ["id1"], {}) == {}  # deleted / expired: the store no longer returns its row
     cache.record_use("u", [a])
-    moved = {"id1": (None, 1, 1, 0.5, 1, "short_term", 0)}
+    moved = {"id1": RankRow(None, 1, 1, 0.5, 1, "short_term", 0)}
     assert cache.lookup("u", ["id1"], moved) == {}  # tier changed
     cache.record_use("u", [a])
     cache.invalidate("id1")
@@ -53,7 +54,7 @@ def test_stale_versions_tiers_and_missing_rows_are_dropped() -> None:
 def test_a_cached_record_carries_the_stores_access_count() -> None:
     cache = HotCache()
     cache.record_use("u", [_rec(1)])
-    row = {"id1": (None, 1, 1, 0.5, 1, "long_term", 7)}
+    row = {"id1": RankRow(None, 1, 1, 0.5, 1, "long_term", 7)}
     assert cache.lookup("u", ["id1"], row)["id1"].access_count == 7
 
 

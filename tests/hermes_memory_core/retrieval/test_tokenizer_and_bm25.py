@@ -6,8 +6,9 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
-from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
-from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.storage.metadata import NewMemory
+from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
+from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.types import MemoryRecord, MemoryType
 
 CORPUS = [
@@ -32,7 +33,7 @@ def _store(tmp_path: Path) -> SQLiteMetadataStore:
         MemoryRecord(f"00000000-0000-4000-8000-{i:012d}", "u", None, text, MemoryType.LONG_TERM, 0.5, 0, 1, 1, None, 1)
         for i, text in enumerate(CORPUS)
     ]
-    store.insert(recs, [tokenize(r.content) for r in recs])
+    store.insert([NewMemory(r) for r in recs])
     return store
 
 

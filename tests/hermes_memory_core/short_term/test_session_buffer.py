@@ -38,7 +38,7 @@ def test_summary_is_appended_then_compressed(mem: MemoryProvider) -> None:
     for i in range(30):
         s.add_messages(_turn(i))
         s.flush()
-    chunks = mem.sessions.chunks("u", "s1")
+    chunks = mem.engine.sessions.chunks("u", "s1")
     assert llm.summaries == 5  # turns 0-19 summarised in 5 chunks of 4
     assert any("LLM-COMPRESSED" in c.text for c in chunks)  # passed 500 chars once
     assert sum(len(c.text) for c in chunks) <= mem.config.summary_max_chars
@@ -135,16 +135,16 @@ os._exit(0)   # killed: no close(), background work may be unfinished
 """
 
 
-def test_kill_loses_no_acknowledged_turn(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_kill_loses_no_acknowledged_turn(tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "d"
     res = subprocess.run([sys.executable, "-c", CHILD, str(data)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
-    with MemoryProvider(MemoryConfig(data_dir=data), embedder=embedder) as mem:
+    with MemoryProvider(MemoryConfig(data_dir=data), embedder=real_embedder) as mem:
         mem.flush()  # resumes what the dead process left
         s = mem.session("u", "crash")
         live = [int(t[0].turn) for t in s.view().turns]
-        summarised = [(c.first_turn, c.last_turn) for c in mem.sessions.chunks("u", "crash")]
+        summarised = [(c.first_turn, c.last_turn) for c in mem.engine.sessions.chunks("u", "crash")]
         covered = set(live) | {n for a, b in summarised for n in range(a, b + 1)}
         assert covered == set(range(20))
         assert len(live) <= mem.config.ring_size
-        assert mem.sessions.queued() == []  # evicted turns were promoted
+        assert mem.engine.sessions.queued() == []  # evicted turns were promoted

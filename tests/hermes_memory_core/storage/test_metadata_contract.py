@@ -13,16 +13,21 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from hermes_memory_core.errors import NotFoundError
-from hermes_memory_core.retrieval.tokenizer import tokenize, tokenize_query
-from hermes_memory_core.short_term.store import Message, SessionStore
-from hermes_memory_core.storage.postgres_store import PostgresMetadataStore
-from hermes_memory_core.storage.sql_common import SQLMetadataStore
-from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.storage.metadata import AccessRecord, KeywordFilter, NewMemory, RankRow
+from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
+from hermes_memory_core.storage.sessions import Message, SessionStore
+from hermes_memory_core.storage.sql.base import SQLMetadataStore
+from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
+from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.encryption import ContentCipher, decode_key
 from hermes_memory_core.types import MemoryRecord, MemoryType
 from tests.conftest import NEEDS_POSTGRES, POSTGRES_URL, TEST_KEY, fresh_schema
 
-MIGRATION_NAMES = ["m001_initial", "m002_keyword_index", "m003_sessions", "m004_keyword_context"]
+MIGRATION_NAMES = [
+    "m001_initial", "m002_keyword_index", "m003_sessions", "m004_keyword_context", "m005_dialogue_flag",
+]
+SEALED = ("permanent",)
 CORPUS = [
     "我喜欢喝美式咖啡", "用户主用 Python，避免 Java", "The user runs a marathon in Berlin",
     "Caroline went to the LGBTQ support group", "Melanie paints sunsets with her kids",
@@ -48,7 +53,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[objec
     def make() -> SQLMetadataStore:
         store = request.param(tmp_path, schema)
         store.open()
-        store.cipher = ContentCipher(decode_key(TEST_KEY))
+        store.codec = SealingCodec(ContentCipher(decode_key(TEST_KEY)), SEALED)
         opened.append(store)
         return store
 
@@ -80,7 +85,19 @@ def rec(
 
 
 def add(store: SQLMetadataStore, *records: MemoryRecord) -> None:
-    store.insert(records, [tokenize(r.content) for r in records], note="test")
+    """Insert as the engine does: memories with a session are dialogue turns, sealed ones never."""
+    rows = [NewMemory(r, r.session_id is not None and r.memory_type is not MemoryType.PERMANENT) for r in records]
+    store.insert(rows, note="test")
+
+
+def search(
+    store: SQLMetadataStore, user: str, toks: list[str], limit: int, context_weight: float = 0.2, **flt: object
+) -> list[tuple[str, float]]:
+    """The keyword leg as the search side calls it: terms plus their keyed hashes, filters as an object."""
+    terms = store.codec.query_terms(toks)  # type: ignore[attr-defined]
+    if "memory_types" in flt or "tags" in flt:
+        flt = {k: tuple(v) if isinstance(v, list) else v for k, v in flt.items()}  # type: ignore[arg-type]
+    return store.keyword_search(user, terms, limit, KeywordFilter(**flt), context_weight)  # type: ignore[arg-type]
 
 
 def n(memory_id: str) -> int:
@@ -97,18 +114,26 @@ def test_migrations_are_named_recorded_and_applied_once(make_store) -> None:  # 
 
 
 def test_atomic_nests_as_savepoints(store: SQLMetadataStore) -> None:
-    with store.atomic():
-        store.set_meta("a", "1")
-        with pytest.raises(RuntimeError), store.atomic():
+    def inner_fails() -> None:
+        with store.atomic():
             store.set_meta("b", "2")
             raise RuntimeError("inner")
+
+    def outer_fails() -> None:
+        with store.atomic():
+            store.set_meta("c", "3")
+            add(store, rec(1, "rolled back with the outer transaction"))
+            raise RuntimeError("outer")
+
+    with store.atomic():
+        store.set_meta("a", "1")
+        with pytest.raises(RuntimeError, match="inner"):
+            inner_fails()
     assert store.get_meta("a") == "1" and store.get_meta("b") is None
-    with pytest.raises(RuntimeError), store.atomic():
-        store.set_meta("c", "3")
-        add(store, rec(1, "rolled back with the outer transaction"))
-        raise RuntimeError("outer")
+    with pytest.raises(RuntimeError, match="outer"):
+        outer_fails()
     assert store.get_meta("c") is None and store.get(rec(1, "x").id) is None
-    assert store.keyword_search("u1", tokenize_query("rolled back"), 5) == []
+    assert search(store, "u1", tokenize_query("rolled back"), 5) == []
 
 
 def test_rows_round_trip(store: SQLMetadataStore) -> None:
@@ -118,7 +143,7 @@ def test_rows_round_trip(store: SQLMetadataStore) -> None:
     assert got == r
     assert store.get_many([r.id, rec(2, "").id], "u1") == {r.id: r}
     assert store.get_many([r.id], "u2") == {}
-    assert store.rank_fields([r.id], "u1") == {r.id: ("s1", 1_000, 1_000, 0.5, 1, "long_term", 0)}
+    assert store.rank_rows([r.id], "u1") == {r.id: RankRow("s1", 1_000, 1_000, 0.5, 1, "long_term", 0, True)}
     assert store.access_log(r.id)[0][0] == "add"
     assert not store.is_empty()
 
@@ -126,15 +151,15 @@ def test_rows_round_trip(store: SQLMetadataStore) -> None:
 def test_versions_append_and_revert(store: SQLMetadataStore) -> None:
     r = rec(1, "likes tea")
     add(store, r)
-    assert store.add_version(r.id, "likes coffee", "changed", 2_000, tokenize("likes coffee"), "u1") == 2
+    assert store.add_version(r.id, "likes coffee", "changed", 2_000, "u1") == 2
     assert [v.content for v in store.versions(r.id)] == ["likes tea", "likes coffee"]
-    assert [i for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 5)] == [r.id]
-    assert store.keyword_search("u1", tokenize_query("tea"), 5) == []
+    assert [i for i, _ in search(store, "u1", tokenize_query("coffee"), 5)] == [r.id]
+    assert search(store, "u1", tokenize_query("tea"), 5) == []
     store.revert_version(r.id, 2)
     assert store.get(r.id).content == "likes tea" and store.get(r.id).version == 1  # type: ignore[union-attr]
-    assert [i for i, _ in store.keyword_search("u1", tokenize_query("tea"), 5)] == [r.id]
+    assert [i for i, _ in search(store, "u1", tokenize_query("tea"), 5)] == [r.id]
     with pytest.raises(NotFoundError):
-        store.add_version(rec(9, "").id, "x", "", 1, ["x"], "u1")
+        store.add_version(rec(9, "").id, "x", "", 1, "u1")
 
 
 def test_soft_delete_keeps_the_row_and_leaves_the_index(store: SQLMetadataStore) -> None:
@@ -143,7 +168,7 @@ def test_soft_delete_keeps_the_row_and_leaves_the_index(store: SQLMetadataStore)
     assert store.soft_delete(r.id, "user asked", 3_000) == "u1"
     assert store.get(r.id) is None
     assert store.get(r.id, include_inactive=True) is not None
-    assert store.keyword_search("u1", tokenize_query("secret plan"), 5) == []
+    assert search(store, "u1", tokenize_query("secret plan"), 5) == []
     assert [a[0] for a in store.access_log(r.id)] == ["add", "delete"]
     with pytest.raises(NotFoundError):
         store.soft_delete(r.id, "again", 3_001)
@@ -153,7 +178,7 @@ def test_soft_delete_keeps_the_row_and_leaves_the_index(store: SQLMetadataStore)
 def test_access_records_and_log(store: SQLMetadataStore) -> None:
     r = rec(1, "visited")
     add(store, r)
-    store.record_access([(r.id, "u1", 5_000, "search", ""), (r.id, "u1", 4_000, "search", "")])
+    store.record_access([AccessRecord(r.id, "u1", 5_000, "search"), AccessRecord(r.id, "u1", 4_000, "search")])
     store.log(r.id, "u1", "permanent_read", 6_000, "admin")
     assert store.get(r.id).access_count == 2  # type: ignore[union-attr]
     assert [a[0] for a in store.access_log(r.id)] == ["add", "search", "search", "permanent_read"]
@@ -161,10 +186,10 @@ def test_access_records_and_log(store: SQLMetadataStore) -> None:
 
 def test_keyword_leg_finds_chinese_and_stays_with_its_user(store: SQLMetadataStore) -> None:
     add(store, *[rec(i, t) for i, t in enumerate(CORPUS)], rec(100, "我也喜欢咖啡", user="u2"))
-    ids = [n(i) for i, _ in store.keyword_search("u1", tokenize_query("咖啡"), 5)]
+    ids = [n(i) for i, _ in search(store, "u1", tokenize_query("咖啡"), 5)]
     assert set(ids[:2]) == {0, 5} and 100 not in ids
-    assert [n(i) for i, _ in store.keyword_search("u2", tokenize_query("咖啡"), 5)] == [100]
-    assert store.keyword_search("nobody", tokenize_query("咖啡"), 5) == []
+    assert [n(i) for i, _ in search(store, "u2", tokenize_query("咖啡"), 5)] == [100]
+    assert search(store, "nobody", tokenize_query("咖啡"), 5) == []
 
 
 def test_bm25_top_hits_agree_with_rank_bm25(store: SQLMetadataStore) -> None:
@@ -174,7 +199,7 @@ def test_bm25_top_hits_agree_with_rank_bm25(store: SQLMetadataStore) -> None:
         toks = tokenize_query(query)
         scores = reference.get_scores(toks)
         best = max(range(len(CORPUS)), key=lambda i: scores[i])
-        ours = store.keyword_search("u1", toks, 3)
+        ours = search(store, "u1", toks, 3)
         assert n(ours[0][0]) == best, query
         assert [s for _, s in ours] == sorted((s for _, s in ours), reverse=True)
 
@@ -189,7 +214,7 @@ def test_keyword_filters(store: SQLMetadataStore) -> None:
     q = tokenize_query("coffee")
 
     def ids(**kw: object) -> set[int]:
-        return {n(i) for i, _ in store.keyword_search("u1", q, 10, **kw)}  # type: ignore[arg-type]
+        return {n(i) for i, _ in search(store, "u1", q, 10, **kw)}
 
     assert ids() == {1, 2, 3}
     assert ids(memory_types=["long_term"]) == {1, 3}
@@ -205,17 +230,20 @@ def test_permanent_content_is_sealed_and_still_searchable(store: SQLMetadataStor
     raw = store.reader().execute("SELECT content FROM memory_entries WHERE id = ?", (r.id,)).fetchone()[0]
     assert raw.startswith("enc:v1:") and "E1234" not in raw
     assert store.get(r.id).content == r.content  # type: ignore[union-attr]
-    assert [i for i, _ in store.keyword_search("u1", tokenize_query("passport"), 5)] == [r.id]
-    assert store.find_current_fact("u1", "passport") == r.id and store.find_current_fact("u2", "passport") is None
-    new = ContentCipher(decode_key("B" * 43 + "="))
-    assert store.rotate_cipher(new, tokenize) == 1
+    assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5)] == [r.id]
+    assert store.find_by_metadata("u1", "fact_key", "passport", SEALED) == r.id
+    assert store.find_by_metadata("u2", "fact_key", "passport", SEALED) is None
+    assert store.find_by_metadata("u1", "fact_key", "passport", ("long_term",)) is None
+    new = SealingCodec(ContentCipher(decode_key("B" * 43 + "=")), SEALED)
+    assert store.recode(SEALED, new) == 1
+    store.codec = new
     assert store.get(r.id).content == r.content  # type: ignore[union-attr]
-    assert [i for i, _ in store.keyword_search("u1", tokenize_query("passport"), 5)] == [r.id]
+    assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5)] == [r.id]
 
 
 def test_tiers_lifecycle_rows_expiry_and_counts(store: SQLMetadataStore) -> None:
     add(store, rec(1, "a", expires=50), rec(2, "b", user="u2"), rec(3, "c", tier=MemoryType.PERMANENT))
-    assert sorted(n(r[0]) for r in store.lifecycle_rows()) == [1, 2]
+    assert sorted(n(r.id) for r in store.lifecycle_rows(("short_term", "long_term"))) == [1, 2]
     assert [n(i) for i in store.expired_ids(60)] == [1]
     store.set_tier(rec(2, "").id, "short_term", 999, "downgrade", 70)
     assert store.get(rec(2, "").id).memory_type is MemoryType.SHORT_TERM  # type: ignore[union-attr]
@@ -227,12 +255,13 @@ def test_tiers_lifecycle_rows_expiry_and_counts(store: SQLMetadataStore) -> None
 
 def test_sessions_share_the_store(store: SQLMetadataStore) -> None:
     sessions = SessionStore(store)
-    turns = sessions.append("u1", "s", [Message("user", "hi"), Message("assistant", "hello"), Message("user", "again")], 10)
+    msgs = [Message("user", "hi"), Message("assistant", "hello"), Message("user", "again")]
+    turns = sessions.append("u1", "s", msgs, [True, False, True], 10)
     assert turns == [0, 0, 1]
     assert sessions.turn_count("u1", "s") == 2 and sessions.turn_count("u2", "s") == 0
     assert sessions.commit_compaction("u1", "s", [0], "said hi", ["hi"], 11)
     assert [c.text for c in sessions.chunks("u1", "s")] == ["said hi"]
-    assert [q[3] for q in sessions.queued()] == ["hi"]
+    assert [q.content for q in sessions.queued()] == ["hi"]
     assert [[m.content for m in t] for t in sessions.turns("u1", "s")] == [["again"]]
 
 
@@ -249,7 +278,7 @@ def test_threads_write_and_read_at_once(store: SQLMetadataStore) -> None:
     def read() -> None:
         try:
             for _ in range(40):
-                store.keyword_search("u0", tokenize_query("coffee"), 5)
+                search(store, "u0", tokenize_query("coffee"), 5)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -266,12 +295,14 @@ def test_backup_is_a_sqlite_store_with_the_same_answers(store: SQLMetadataStore,
     add(store, *[rec(i, t, tags=("x",) if i % 2 else (), session=f"s{i % 3}", created=1_000 + 30 * i)
                  for i, t in enumerate(CORPUS)])
     add(store, rec(50, "生日是五月一日", tier=MemoryType.PERMANENT))
-    store.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, tokenize("我喜欢喝拿铁咖啡"), "u1")
+    store.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, "u1")
     store.soft_delete(rec(3, "").id, "bye", 2_100)
     store.backup_to(tmp_path / "copy.sqlite")
     copy = SQLiteMetadataStore(tmp_path / "copy.sqlite")
     copy.open()
-    copy.cipher = store.cipher
+    copy.codec = store.codec
+    if copy.get_meta("keyword_index_rebuild") == "1":  # a server's copy carries rows only: the opener indexes them
+        copy.repair_keyword_index()
     try:
         assert copy.counts() == store.counts()
         assert copy.versions(rec(0, "").id) == store.versions(rec(0, "").id)
@@ -280,7 +311,7 @@ def test_backup_is_a_sqlite_store_with_the_same_answers(store: SQLMetadataStore,
         for query in ["咖啡", "marathon", "生日", "support group"]:
             toks = tokenize_query(query)
             # both backends compute FTS5's BM25 over the same statistics: same order, same scores
-            ours, theirs = store.keyword_search("u1", toks, 20), copy.keyword_search("u1", toks, 20)
+            ours, theirs = search(store, "u1", toks, 20), search(copy, "u1", toks, 20)
             assert [i for i, _ in theirs] == [i for i, _ in ours], query
             assert [s for _, s in theirs] == pytest.approx([s for _, s in ours], rel=1e-9)
     finally:
@@ -291,9 +322,9 @@ def test_filters_reach_past_the_best_unfiltered_matches(store: SQLMetadataStore)
     strong = [rec(i, "coffee coffee coffee beans", tags=("a",)) for i in range(30)]
     weak = [rec(100 + i, f"coffee and a long sentence about other things number {i}", tags=("b",)) for i in range(5)]
     add(store, *strong, *weak)
-    hits = store.keyword_search("u1", tokenize_query("coffee"), 3, tags=["b"])
+    hits = search(store, "u1", tokenize_query("coffee"), 3, tags=["b"])
     assert len(hits) == 3 and all(n(i) >= 100 for i, _ in hits)
-    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 3)] == [0, 1, 2]  # ties by id
+    assert [n(i) for i, _ in search(store, "u1", tokenize_query("coffee"), 3)] == [0, 1, 2]  # ties by id
 
 
 def test_conversational_context_finds_answers_and_forgets_deleted_words(store: SQLMetadataStore) -> None:
@@ -303,12 +334,12 @@ def test_conversational_context_finds_answers_and_forgets_deleted_words(store: S
     add(store, q, a, later)
 
     def found(text: str, weight: float = 0.2) -> list[int]:
-        return [n(i) for i, _ in store.keyword_search("u1", tokenize_query(text), 10, context_weight=weight)]
+        return [n(i) for i, _ in search(store, "u1", tokenize_query(text), 10, context_weight=weight)]
 
     assert found("running")[:1] == [1] and 2 in found("running")  # the answer is found by its question's words
     assert found("running", weight=0.0) == [1]
     assert 3 not in found("running")  # only direct neighbours
-    store.add_version(q.id, "Do you swim?", "edit", 200, tokenize("Do you swim?"), "u1")
+    store.add_version(q.id, "Do you swim?", "edit", 200, "u1")
     assert 2 in found("swim") and 2 not in found("running")
     store.soft_delete(q.id, "forget it", 300)
     assert found("swim") == [] and found("running") == []  # a deleted memory's words leave its neighbours too
@@ -319,14 +350,14 @@ def test_conversational_context_finds_answers_and_forgets_deleted_words(store: S
 def test_a_batch_into_an_existing_session_updates_the_neighbours(store: SQLMetadataStore) -> None:
     add(store, rec(1, "Where did you travel last summer?", session="s", created=100))
     add(store, rec(2, "To Kyoto, with my sister", session="s", created=130), rec(3, "Wonderful", session="s", created=160))
-    assert 2 in [n(i) for i, _ in store.keyword_search("u1", tokenize_query("travel summer"), 10)]
-    assert 1 in [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)]  # old row re-indexed
+    assert 2 in [n(i) for i, _ in search(store, "u1", tokenize_query("travel summer"), 10)]
+    assert 1 in [n(i) for i, _ in search(store, "u1", tokenize_query("Kyoto"), 10)]  # old row re-indexed
     store.purge([rec(2, "").id])
-    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("Kyoto"), 10)] == []
+    assert [n(i) for i, _ in search(store, "u1", tokenize_query("Kyoto"), 10)] == []
 
 
 def test_memories_of_one_moment_lend_no_context_to_each_other(store: SQLMetadataStore) -> None:
     add(store, rec(1, "The user drinks coffee", session="s", created=100), rec(2, "The user codes in Python", session="s", created=100))
-    assert [n(i) for i, _ in store.keyword_search("u1", tokenize_query("coffee"), 10)] == [1]
+    assert [n(i) for i, _ in search(store, "u1", tokenize_query("coffee"), 10)] == [1]
     add(store, rec(3, "Which editor?", session="s", created=130))
-    assert set(n(i) for i, _ in store.keyword_search("u1", tokenize_query("editor"), 10)) == {1, 2, 3}
+    assert {n(i) for i, _ in search(store, "u1", tokenize_query("editor"), 10)} == {1, 2, 3}

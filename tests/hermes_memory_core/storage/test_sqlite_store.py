@@ -1,14 +1,14 @@
 import threading
 from pathlib import Path
 
-from hermes_memory_core.storage import migrations
-from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
+from hermes_memory_core.storage.sqlite import migrations
+from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 
 
 def test_pragmas_and_migrations(tmp_path: Path) -> None:
     store = SQLiteMetadataStore(tmp_path / "m.sqlite")
     store.open()
-    conn = store._reader()
+    conn = store.reader()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
@@ -22,7 +22,7 @@ def test_pragmas_and_migrations(tmp_path: Path) -> None:
     again = SQLiteMetadataStore(tmp_path / "m.sqlite")
     again.open()  # re-applies nothing
     assert again.applied_migrations() == names
-    assert again._reader().execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(names)
+    assert again.reader().execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(names)
     again.close()
 
 
@@ -66,7 +66,7 @@ def test_concurrent_readers_and_one_writer(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert int(store._reader().execute("SELECT count(*) FROM memory_meta WHERE key LIKE 't%'").fetchone()[0]) == 200
+    assert int(store.reader().execute("SELECT count(*) FROM memory_meta WHERE key LIKE 't%'").fetchone()[0]) == 200
     store.close()
 
 
@@ -95,8 +95,8 @@ def test_a_store_from_before_the_context_field_is_rebuilt_at_open(tmp_path, embe
     conn.execute("DELETE FROM schema_migrations WHERE name = 'm004_keyword_context'")
     conn.close()
     with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
-        assert mem.metadata.applied_migrations()[-1] == "m004_keyword_context"
-        assert mem.metadata.get_meta("keyword_index_rebuild") == "0"
+        assert mem.engine.metadata.applied_migrations()[-1] == "m004_keyword_context"
+        assert mem.engine.metadata.get_meta("keyword_index_rebuild") == "0"
         assert [(h.id, round(h.score, 6)) for h in mem.search("running", user_id="u", now=1_700_000_100)] == before
         assert {ask, answer} <= {h.id for h in mem.search("running", user_id="u")}
         assert mem.search("passport", user_id="u")[0].id == secret  # hashed tokens, rebuilt with the key

@@ -76,7 +76,7 @@ def test_eight_threads_two_thousand_ops(tmp_path: Path, embedder, backend: str) 
     assert sum(counts.values()) == THREADS * OPS
     assert not any(isinstance(e, sqlite3.OperationalError) for e in errors)
     mem.flush()
-    points = {p.id for b in mem.vectors.iter_points(with_vectors=False) for p in b}
+    points = {p.id for b in mem.engine.vectors.iter_points(with_vectors=False) for p in b}
     for mid in gone:
         assert mid not in points
     for mid in live:

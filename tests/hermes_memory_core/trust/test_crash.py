@@ -23,7 +23,7 @@ rnd = random.Random(seed)
 mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=sys.argv[4]), caller=Caller.admin("crash-test"))
 def ack(*parts):
     print(" ".join(str(p) for p in parts), flush=True)
-ids = [r.id for b in mem.metadata.iter_active() for r in b]
+ids = [r.id for b in mem.engine.metadata.iter_active() for r in b]
 ack("READY")
 i = 0
 while True:
@@ -51,7 +51,7 @@ MODES = ["add_many", "update", "delete", "export"]
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, real_embedder) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "store"
     (tmp_path / "store-bundles").mkdir()
     rnd = random.Random(1234)
@@ -86,12 +86,12 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, emb
                 deleted.add(rest[0])
             elif kind == "EXPORT":
                 bundles.append(rest[0])
-        with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
+        with MemoryProvider(make_config(data), embedder=real_embedder, caller=ADMIN) as mem:
             mem.reconcile()
             assert mem.reconcile().as_dict() == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0,
                                                  "keyword_rows_repaired": 0, "expired_removed": 0}
-            assert mem.metadata.integrity_check() == "ok"
-            points = {p.id for b in mem.vectors.iter_points(with_vectors=False) for p in b}
+            assert mem.engine.metadata.integrity_check() == "ok"
+            points = {p.id for b in mem.engine.vectors.iter_points(with_vectors=False) for p in b}
             for mid in added - deleted:
                 assert mem.get(mid).id == mid and mid in points
                 assert mem.get(mid).version >= versions.get(mid, 1)

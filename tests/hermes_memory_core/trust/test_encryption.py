@@ -33,14 +33,14 @@ def test_no_plaintext_in_files_bundle_or_payloads(mem: MemoryProvider, tmp_path:
     mem.update(ids[0], "The user is allergic to peanuts, shellfish and Quantoria dust", version_note="more")
     mem.add("The user likes jazz", user_id="u")  # long-term stays searchable in plaintext
     assert mem.get(ids[1]).content == FACTS[1]
-    assert [h.content for h in mem.history(ids[0])][0] == FACTS[0]
+    assert mem.history(ids[0])[0].content == FACTS[0]
     assert mem.search("peanuts", user_id="u", memory_types=["permanent"])[0].id == ids[0]  # hashed keyword index
     assert mem.search("张晓梅", user_id="u")[0].id == ids[1]
     mem.flush()
     _assert_no_plaintext(_all_bytes(mem.data_dir), "the data dir")
     mem.export(tmp_path / "bundle")
     _assert_no_plaintext(_all_bytes(tmp_path / "bundle"), "the export bundle")
-    payloads = json.dumps([p.payload for b in mem.vectors.iter_points(with_vectors=False) for p in b], ensure_ascii=False)
+    payloads = json.dumps([p.payload for b in mem.engine.vectors.iter_points(with_vectors=False) for p in b], ensure_ascii=False)
     _assert_no_plaintext(payloads.encode(), "vector payloads")
     assert b"jazz" in _all_bytes(mem.data_dir)  # the scan can see plaintext when it is there
 
@@ -86,9 +86,12 @@ def test_rotation_interrupted_after_commit_recovers(tmp_path: Path, embedder) ->
         mid = mem.add("The user is allergic to peanuts", user_id="u", memory_type="permanent")
         new = generate_key()
         write_key_file(data / "hermes.key.new", new)  # as rotate_key does first ...
-        from hermes_memory_core.retrieval.tokenizer import tokenize
+        from hermes_memory_core.trust.at_rest import SealingCodec
 
-        mem.metadata.rotate_cipher(ContentCipher(new), tokenize)  # ... then commits; "crash" before the rename
+        store = mem.engine.metadata
+        with store.atomic():  # ... then commits; "crash" before the rename
+            store.recode(("permanent",), SealingCodec(ContentCipher(new), ("permanent",)))
+            store.set_meta("key_check", ContentCipher(new).check_value())
     with MemoryProvider(MemoryConfig(data_dir=data), embedder=embedder, caller=ADMIN) as mem:
         assert mem.get(mid).content == "The user is allergic to peanuts"
     assert not (data / "hermes.key.new").exists()

@@ -3,6 +3,7 @@ stored data stays as it was."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -29,10 +30,10 @@ odd_ids = st.one_of(st.text(max_size=60), st.integers(), st.none(), st.binary(ma
 
 @pytest.fixture(scope="module")
 def store(embedder):  # type: ignore[no-untyped-def]
-    with tempfile.TemporaryDirectory() as tmp:
-        with MemoryProvider(make_config(Path(tmp) / "s"), embedder=embedder, caller=ADMIN) as mem:
-            anchor = mem.add("The user likes green tea", user_id="u")
-            yield mem, anchor, Path(tmp)
+    with tempfile.TemporaryDirectory() as tmp, MemoryProvider(make_config(Path(tmp) / "s"), embedder=embedder,
+                                                              caller=ADMIN) as mem:
+        anchor = mem.add("The user likes green tea", user_id="u")
+        yield mem, anchor, Path(tmp)
 
 
 def _snapshot(mem: MemoryProvider) -> tuple:  # type: ignore[type-arg]
@@ -55,17 +56,15 @@ def test_add_and_search_only_raise_typed_errors(store, text, user, tier) -> None
     else:
         assert mem.get(mid).content  # stored as given (or redacted)
         mem.delete(mid)
-    try:
+    with contextlib.suppress(HermesMemoryError):
         mem.search(text, user_id=user)
-    except HermesMemoryError:
-        pass
     assert mem.get(anchor).content == "The user likes green tea"
 
 
 @SETTINGS
 @given(mid=odd_ids, text=nasty_text)
 def test_odd_ids_only_raise_typed_errors(store, mid, text) -> None:  # type: ignore[no-untyped-def]
-    mem, anchor, _ = store
+    mem, _anchor, _ = store
     before = _snapshot(mem)
     for call in (lambda: mem.get(mid), lambda: mem.history(mid), lambda: mem.update(mid, text or "x"),
                  lambda: mem.delete(mid)):

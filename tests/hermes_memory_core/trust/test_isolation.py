@@ -69,7 +69,7 @@ def test_no_operation_crosses_users(shared, data, query) -> None:  # type: ignor
             assert owners <= {a}, table
         versions_of = {r[0] for r in conn.execute("SELECT memory_id FROM memory_versions")}
         assert versions_of <= set(owned[a])
-        from hermes_memory_core.storage.migrations import KEYWORD_SHARDS, fts_table
+        from hermes_memory_core.storage.sqlite.migrations import KEYWORD_SHARDS, fts_table
 
         fts_rows = sum(conn.execute(f"SELECT count(*) FROM {fts_table(i)}").fetchone()[0] for i in range(KEYWORD_SHARDS))
         assert fts_rows == conn.execute("SELECT count(*) FROM memory_keyword_docs").fetchone()[0]

@@ -41,8 +41,8 @@ def test_long_term_is_redacted_before_storage(mem: MemoryProvider) -> None:
     rec = mem.get(mid)
     assert rec.content == "用户手机号 [PHONE]，邮箱 [EMAIL]"
     assert rec.metadata["pii_redacted"] == {"phone": 1, "email": 1}
-    assert mem.metadata.keyword_search("u", ["13812345678"], 5) == []
-    raw = mem.metadata.reader().execute("SELECT group_concat(content) FROM memory_versions").fetchone()[0]
+    assert mem.engine.metadata.keyword_search("u", ["13812345678"], 5) == []
+    raw = mem.engine.metadata.reader().execute("SELECT group_concat(content) FROM memory_versions").fetchone()[0]
     assert "13812345678" not in raw
     mid2 = mem.update(mid, "新号码 13912345678") and mid
     assert mem.get(mid2).content == "新号码 [PHONE]"
@@ -52,5 +52,5 @@ def test_short_term_and_switch_off(mem: MemoryProvider) -> None:
     sid = mem.add("call me at 13812345678 today", user_id="u", session_id="s", memory_type="short_term")
     assert "13812345678" in mem.get(sid).content  # redact_tiers defaults to long_term
     mem.config.redact_pii = False
-    mem._redactor = None
+    mem.engine._redactor = None
     assert "13812345678" in mem.get(mem.add("13812345678", user_id="u")).content

@@ -5,7 +5,7 @@ about). The cache keeps the full records of each user's ``capacity`` most-return
 those hits without reading, parsing and (for permanent memories) decrypting their rows again.
 
 Correctness does not depend on this process seeing every write. Every search already reads each candidate's
-light columns (:meth:`~hermes_memory_core.storage.sql_common.SQLMetadataStore.rank_fields`, which filters out
+light columns (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.rank_rows`, which filters out
 deleted, expired and other users' rows); a cached record is used only when its ``version`` and tier equal the
 row's current ones (and it takes the row's current access count), so a change made by another process (server
 mode) is never served stale. Updates, deletes and tier changes in this process also drop the entry at once.
@@ -18,6 +18,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from hermes_memory_core.storage.metadata import RankRow
 from hermes_memory_core.types import MemoryRecord
 
 __all__ = ["HotCache"]
@@ -40,14 +41,14 @@ class HotCache:
         self.hits = 0
         self.misses = 0
 
-    def lookup(self, user_id: str, ids: Sequence[str], current: Mapping[str, tuple[object, ...]]) -> dict[str, MemoryRecord]:
+    def lookup(self, user_id: str, ids: Sequence[str], current: Mapping[str, RankRow]) -> dict[str, MemoryRecord]:
         """Cached records among ``ids`` that are still current.
 
         Args:
             user_id: Whose memories.
             ids: The memories wanted.
-            current: ``id → rank fields`` as just read from the store (version, tier and access count at
-                indexes 4, 5 and 6); a returned record carries the store's current access count.
+            current: ``id → ranking columns`` as just read from the store; a cached record is returned only if
+                its version and tier match, and it carries the store's current access count.
         """
         out: dict[str, MemoryRecord] = {}
         with self._lock:
@@ -55,8 +56,8 @@ class HotCache:
             for mid in ids:
                 rec = cached.get(mid)
                 row = current.get(mid)
-                if rec is not None and row is not None and rec.version == row[4] and rec.memory_type.value == row[5]:
-                    count = int(row[6])  # type: ignore[call-overload]
+                if rec is not None and row is not None and rec.version == row.version and rec.memory_type.value == row.memory_type:
+                    count = row.access_count
                     out[mid] = rec if rec.access_count == count else dataclasses.replace(rec, access_count=count)
                 elif rec is not None:
                     del cached[mid]  # changed elsewhere: never serve it again

@@ -10,6 +10,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 
+from hermes_memory_core.storage.sql.shards import KEYWORD_SHARDS
+
 __all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_table", "pending"]
 
 
@@ -73,11 +75,6 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         CREATE INDEX idx_tags_tag ON memory_tags(tag);
         """
     )
-
-
-#: The keyword index is split into this many FTS5 tables by a hash of the user id, so a query walks the posting
-#: lists of its own shard only (about 1/16 of a large multi-user store).
-KEYWORD_SHARDS = 16
 
 
 def fts_table(shard: int) -> str:
@@ -179,11 +176,21 @@ def m004_keyword_context(conn: sqlite3.Connection) -> None:
     )
 
 
+def m005_dialogue_flag(conn: sqlite3.Connection) -> None:
+    """A row flag for memories that are turns of a dialogue (they give and take conversational context in the
+    keyword index); until now every non-permanent memory with a session took part, so those are flagged."""
+    conn.execute("ALTER TABLE memory_entries ADD COLUMN dialogue INTEGER NOT NULL DEFAULT 0")
+    conn.execute(
+        "UPDATE memory_entries SET dialogue = 1 WHERE session_id IS NOT NULL AND memory_type != 'permanent'"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
     m003_sessions,
     m004_keyword_context,
+    m005_dialogue_flag,
 ]
 
 

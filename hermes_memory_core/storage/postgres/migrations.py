@@ -1,6 +1,6 @@
 """Named schema migrations of the PostgreSQL metadata store.
 
-They carry the same names as the SQLite ones (:mod:`~hermes_memory_core.storage.migrations`) and create the same
+They carry the same names as the SQLite ones (:mod:`~hermes_memory_core.storage.sqlite.migrations`) and create the same
 tables and columns, so the shared queries run on both and a bundle's rows copy across. Only the keyword index
 differs: PostgreSQL keeps BM25 postings in plain tables (term → memory, with term frequency and document length)
 where SQLite uses FTS5, with the same user shards and statistics. Each migration runs in its own transaction under an advisory lock, so processes that open
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["MIGRATIONS", "apply_pending", "applied"]
+__all__ = ["MIGRATIONS", "applied", "apply_pending"]
 
 #: Advisory-lock key that serialises migrations across processes (any constant unique to this project).
 _LOCK_KEY = 0x4E524D454D  # "HERMEM"
@@ -144,12 +144,18 @@ INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
     ON CONFLICT (key) DO UPDATE SET value = excluded.value
 """
 
+_M005 = """
+ALTER TABLE memory_entries ADD COLUMN dialogue SMALLINT NOT NULL DEFAULT 0;
+UPDATE memory_entries SET dialogue = 1 WHERE session_id IS NOT NULL AND memory_type != 'permanent'
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
     ("m002_keyword_index", _M002),
     ("m003_sessions", _M003),
     ("m004_keyword_context", _M004),
+    ("m005_dialogue_flag", _M005),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

@@ -30,13 +30,7 @@ _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _CJK_RE = re.compile(rf"^[{_CJK}]+$")
 
 ENGLISH_STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such
-    than that the their theirs them themselves then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your yours yourself
-    yourselves s t don ll ve re m d also yeah oh hey hi really so just got get""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "ve", "re", "m", "d", "also", "yeah", "oh", "hey", "hi", "really", "so", "just", "got", "get"]
 )
 
 # Single CJK characters that carry no topic (particles, pronouns, copulas).
@@ -65,8 +59,7 @@ def _stem(word: str) -> str:
 @lru_cache(maxsize=65_536)
 def _word_tokens(word: str) -> tuple[str, ...]:
     if _CJK_RE.match(word):
-        chars = [c for c in word]
-        grams = [c for c in chars if c not in _CJK_STOP_CHARS]
+        grams = [c for c in word if c not in _CJK_STOP_CHARS]
         grams.extend(word[i : i + 2] for i in range(len(word) - 1))
         return tuple(grams)
     if word in ENGLISH_STOPWORDS:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from hermes_memory_core.retrieval.tokenizer import tokenize
+from hermes_memory_core.text.tokenizer import tokenize
 
 __all__ = ["needs_permanent", "should_recall"]
 

@@ -1,8 +1,5 @@
-"""One background thread that compacts session buffers and promotes evicted turns, off the chat path.
-
-Jobs are idempotent and their inputs are durable in SQLite (the messages, the promotion queue), so a job lost
-with a killed process is found again by :meth:`MemoryProvider.resume_background_work` on the next start.
-"""
+"""One daemon thread running submitted jobs in order, pending duplicates coalesced (see
+:mod:`~hermes_memory_core.lifecycle.background` for the jobs)."""
 
 from __future__ import annotations
 
@@ -51,7 +48,7 @@ class BackgroundWorker:
                 with self._lock:
                     self._pending.discard(job)
                 self._run(job)
-            except Exception:  # noqa: BLE001 - a failed job is retried from durable state later
+            except Exception:
                 self.errors += 1
                 logger.exception("hermes_memory: background job %r failed", job)
             finally:

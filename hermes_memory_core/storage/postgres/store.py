@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermes_memory_core.errors import BackendUnavailableError, ConfigError, ConsistencyError
-from hermes_memory_core.storage import postgres_migrations
-from hermes_memory_core.storage.sql_common import DEFAULT_CONTEXT_WEIGHT, SQLMetadataStore
-from hermes_memory_core.storage.sqlite_store import keyword_shard
+from hermes_memory_core.errors import BackendUnavailableError, ConfigError, StoreClosedError
+from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter
+from hermes_memory_core.storage.postgres import migrations as postgres_migrations
+from hermes_memory_core.storage.sql.base import SQLMetadataStore
+from hermes_memory_core.storage.sql.shards import keyword_shard
+from hermes_memory_core.storage.sqlite import migrations as sqlite_migrations
 
 __all__ = ["COPY_TABLES", "PostgresMetadataStore"]
 
@@ -187,13 +189,13 @@ class PostgresMetadataStore(SQLMetadataStore):
     def connection(self) -> Iterator[Any]:
         """A pooled autocommit psycopg connection (search_path set to the store's schema)."""
         if self._closed or self._pool is None:
-            raise ConsistencyError("the metadata store is closed")
+            raise StoreClosedError("the metadata store is closed")
         with self._pool.connection() as raw:
             yield raw
 
     def reader(self) -> _PooledReader:
         if self._closed or self._pool is None:
-            raise ConsistencyError("the metadata store is closed")
+            raise StoreClosedError("the metadata store is closed")
         return _PooledReader(self)
 
     def close(self) -> None:
@@ -265,15 +267,9 @@ class PostgresMetadataStore(SQLMetadataStore):
     def keyword_search(
         self,
         user_id: str,
-        tokens: Sequence[str],
+        terms: Sequence[str],
         limit: int,
-        *,
-        memory_types: Sequence[str] | None = None,
-        session_id: str | None = None,
-        tags: Sequence[str] | None = None,
-        created_from: int | None = None,
-        created_to: int | None = None,
-        now: int | None = None,
+        flt: KeywordFilter | None = None,
         context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
         """SQLite FTS5's BM25, computed in SQL, with its column weights: a term's frequency counts
@@ -283,11 +279,9 @@ class PostgresMetadataStore(SQLMetadataStore):
         as FTS5 sees its shard table, so a store restored from SQLite into PostgreSQL (or back) ranks the same:
         ``idf = ln((N - df + 0.5) / (df + 0.5))`` (1e-6 when not positive), k1 = 1.2, b = 0.75.
         """
-        if not tokens:
+        if not terms:
             return []
-        terms = list(dict.fromkeys(tokens))
-        if self.cipher is not None:
-            terms += [self.cipher.token_hash(t) for t in terms]
+        terms = list(dict.fromkeys(terms))
         shard = keyword_shard(user_id)
         # with no weight on the context field only memories whose own tokens match count (FTS5's column filter)
         own_only = "AND tf > 0" if context_weight <= 0 else ""
@@ -306,7 +300,7 @@ class PostgresMetadataStore(SQLMetadataStore):
             f"       WHERE {'tf.f > 0' if own_only else 'true'} GROUP BY tf.memory_id) "
         )
         head = [shard, shard, terms, float(context_weight), user_id, terms]
-        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
+        where, params = self._filters(flt or KeywordFilter())
         conn = self.reader()
         # Two steps, as in SQLite: rank the postings alone, then check the filters of the best by primary key; only
         # when filters leave too few while more matches exist does one joined query rank the filtered set.
@@ -371,37 +365,32 @@ class PostgresMetadataStore(SQLMetadataStore):
 
     # ------------------------------------------------------------------ portability
     def backup_to(self, target: Path) -> None:
-        """Copy every row, from one consistent snapshot, into a new SQLite store at ``target`` (the bundle's
-        format); its FTS keyword index is built from the copied rows."""
-        from hermes_memory_core.storage.sqlite_store import SQLiteMetadataStore
-
-        copy = SQLiteMetadataStore(target)
-        copy.open()
+        """Copy every row, from one consistent snapshot, into a new SQLite file at ``target`` with the bundle
+        schema (the SQLite migrations). Its keyword index is left empty and marked for a rebuild, which the store
+        that opens or restores it does under its own key."""
+        dest = sqlite3.connect(str(target), isolation_level=None)
         try:
+            sqlite_migrations.apply_pending(dest)
+            dest.execute("BEGIN IMMEDIATE")
+            dest.execute("DELETE FROM memory_meta")  # the new file's own housekeeping rows; ours replace them
             with self.connection() as raw, raw.transaction():
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                with copy.atomic() as dest:
-                    dest.execute("DELETE FROM memory_meta")  # the new file's own housekeeping rows; ours replace them
-                    for table in COPY_TABLES:
-                        columns = _columns(dest, table)
-                        insert = (
-                            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-                        )
-                        with raw.cursor(name=f"export_{table}") as cur:
-                            cur.itersize = 2000
-                            cur.execute(f"SELECT {', '.join(columns)} FROM {table}")
-                            while rows := cur.fetchmany(2000):
-                                dest.executemany(insert, rows)
-            copy.cipher = self.cipher
-            copy.repair_keyword_index()
-            copy.set_meta("keyword_index_rebuild", "0")
+                for table in COPY_TABLES:
+                    columns = _columns(dest, table)
+                    insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                    with raw.cursor(name=f"export_{table}") as cur:
+                        cur.itersize = 2000
+                        cur.execute(f"SELECT {', '.join(columns)} FROM {table}")
+                        while rows := cur.fetchmany(2000):
+                            dest.executemany(insert, rows)
+            dest.execute(
+                "INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1') "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            )
+            dest.execute("COMMIT")
+            dest.execute("PRAGMA journal_mode=DELETE")
         finally:
-            copy.close()
-        conn = sqlite3.connect(str(target))
-        try:
-            conn.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            conn.close()
+            dest.close()
 
     def load_bundle(self, path: Path) -> None:
         """Replace every row of this store by the rows of a bundle's SQLite file, in one transaction.

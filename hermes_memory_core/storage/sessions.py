@@ -1,6 +1,8 @@
-"""SQL of the short-term tier: session messages (the ring buffer), summary chunks, the promotion queue.
+"""Rows of the short-term tier: session messages (the ring buffer), summary chunks, the promotion queue.
 
-It shares the metadata store's SQLite file and single writer; every method is one transaction.
+It shares the metadata store's database and single writer (SQLite or PostgreSQL: the same ``?`` SQL); every
+method is one transaction. Which message opens a turn is the caller's decision (``opens_turn``); the store hands
+out turn numbers atomically, so concurrent writers to one session never lose or interleave a turn.
 """
 
 from __future__ import annotations
@@ -10,11 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_memory_core.storage.sql_common import SQLMetadataStore
+from hermes_memory_core.storage.metadata import MetadataStore
 
-__all__ = ["Message", "SessionStore", "SummaryChunk"]
-
-USER_ROLES = frozenset({"user", "human"})
+__all__ = ["Message", "QueuedContent", "SessionStore", "SummaryChunk"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,7 @@ class Message:
     """One chat message in a session buffer.
 
     Attributes:
-        role: ``user``/``human`` starts a new turn; ``assistant``, ``tool``, ``system`` join the current one.
+        role: Who spoke (``user``, ``assistant``, ``tool``, ``system``, ...).
         content: Its text.
         data: Adapter payload (e.g. a serialised LangChain message) returned as stored.
         created_at: Unix seconds.
@@ -38,6 +38,8 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class SummaryChunk:
+    """One chunk of a session's running summary: the turns it covers and its level (1 appended, 2 compressed)."""
+
     id: int
     text: str
     first_turn: int
@@ -45,14 +47,28 @@ class SummaryChunk:
     level: int
 
 
+@dataclass(frozen=True, slots=True)
+class QueuedContent:
+    """Content of an evicted turn waiting in the durable promotion queue."""
+
+    id: int
+    user_id: str
+    session_id: str | None
+    content: str
+    attempts: int
+
+
 class SessionStore:
     """Session buffers in the metadata database."""
 
-    def __init__(self, metadata: SQLMetadataStore) -> None:
+    def __init__(self, metadata: MetadataStore) -> None:
         self.db = metadata
 
-    def append(self, user_id: str, session_id: str, messages: Sequence[Message], now: int) -> list[int]:
-        """Append messages atomically; a user message opens a new turn. Returns each message's turn."""
+    def append(
+        self, user_id: str, session_id: str, messages: Sequence[Message], opens_turn: Sequence[bool], now: int
+    ) -> list[int]:
+        """Append messages atomically; a message whose ``opens_turn`` flag is set (and the session's first)
+        starts a new turn. Returns each message's turn."""
         turns: list[int] = []
         with self.db.atomic() as conn:
             conn.execute(
@@ -67,8 +83,8 @@ class SessionStore:
                 ).fetchone()[0]
             )
             current = next_turn - 1
-            for m in messages:
-                if m.role in USER_ROLES or current < 0:
+            for m, opens in zip(messages, opens_turn, strict=True):
+                if opens or current < 0:
                     current = next_turn
                     next_turn += 1
                 conn.execute(
@@ -192,11 +208,12 @@ class SessionStore:
         )
         return [(r[0], r[1]) for r in rows]
 
-    def queued(self, limit: int = 64) -> list[tuple[int, str, str | None, str, int]]:
+    def queued(self, limit: int = 64) -> list[QueuedContent]:
+        """The oldest entries of the promotion queue."""
         rows = self.db.reader().execute(
             "SELECT id, user_id, session_id, content, attempts FROM promotion_queue ORDER BY id LIMIT ?", (limit,)
         )
-        return [(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+        return [QueuedContent(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
 
     def dequeue(self, ids: Sequence[int]) -> None:
         with self.db.atomic() as conn:

@@ -9,17 +9,18 @@ A committed transaction survives a killed process (WAL + NORMAL loses at most th
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import ConsistencyError
-from hermes_memory_core.storage import migrations
-from hermes_memory_core.storage.sql_common import DEFAULT_CONTEXT_WEIGHT, SQLMetadataStore
+from hermes_memory_core.errors import StoreClosedError
+from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter
+from hermes_memory_core.storage.sql.base import SQLMetadataStore
+from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
+from hermes_memory_core.storage.sqlite import migrations
 
-__all__ = ["SQLiteMetadataStore", "user_key"]
+__all__ = ["SQLiteMetadataStore"]
 
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -28,16 +29,6 @@ _PRAGMAS = (
     "PRAGMA busy_timeout=5000",
     "PRAGMA foreign_keys=ON",
 )
-
-
-def keyword_shard(user_id: str) -> int:
-    """The keyword-index shard that holds this user's documents."""
-    return int(hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16) % migrations.KEYWORD_SHARDS
-
-
-def user_key(user_id: str) -> str:
-    """The keyword-index token that scopes a document to its user (safe inside an FTS5 query)."""
-    return "u" + hashlib.sha1(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
@@ -79,13 +70,10 @@ class SQLiteMetadataStore(SQLMetadataStore):
         with self._write_lock:
             migrations.apply_pending(self._writer)
 
-    def reader(self) -> sqlite3.Connection:  # type: ignore[override]
-        """This thread's read-only connection (for stores that share this database file)."""
-        return self._reader()
-
-    def _reader(self) -> sqlite3.Connection:
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (readers never wait for the writer in WAL mode)."""
         if self._closed:
-            raise ConsistencyError("the metadata store is closed")
+            raise StoreClosedError("the metadata store is closed")
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
@@ -115,7 +103,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         with self._write_lock:
             conn = self._writer
             if conn is None:
-                raise ConsistencyError("the metadata store is closed")
+                raise StoreClosedError("the metadata store is closed")
             if self._depth == 0:
                 conn.execute("BEGIN IMMEDIATE")
                 commit, rollback = "COMMIT", "ROLLBACK"
@@ -136,7 +124,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 conn.execute(commit)
 
     def applied_migrations(self) -> list[str]:
-        return migrations.applied(self._reader())
+        return migrations.applied(self.reader())
 
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
@@ -169,15 +157,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
     def keyword_search(
         self,
         user_id: str,
-        tokens: Sequence[str],
+        terms: Sequence[str],
         limit: int,
-        *,
-        memory_types: Sequence[str] | None = None,
-        session_id: str | None = None,
-        tags: Sequence[str] | None = None,
-        created_from: int | None = None,
-        created_to: int | None = None,
-        now: int | None = None,
+        flt: KeywordFilter | None = None,
         context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
         """BM25 over one user's active memories. Returns ``(id, score)`` with higher scores better.
@@ -187,14 +169,11 @@ class SQLiteMetadataStore(SQLMetadataStore):
         Two steps keep it fast at scale: FTS5 ranks its own top documents (no join), then the filters are
         checked by primary key. If filtering leaves too few while more matches exist, one joined query answers.
         """
-        if not tokens:
+        if not terms:
             return []
-        terms = list(dict.fromkeys(tokens))
-        if self.cipher is not None:
-            terms += [self.cipher.token_hash(t) for t in terms]
-        match = _fts_query(user_key(user_id), terms, context_weight > 0)
+        match = _fts_query(user_key(user_id), list(dict.fromkeys(terms)), context_weight > 0)
         fts = migrations.fts_table(keyword_shard(user_id))
-        conn = self._reader()
+        conn = self.reader()
         fetch = limit * 3
         ranked = conn.execute(
             f"SELECT rowid, -bm25({fts}, 0.0, 1.0, ?) AS score FROM {fts} WHERE {fts} MATCH ? "
@@ -209,7 +188,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 [r[0] for r in ranked],
             ).fetchall()
         )
-        where, params = self._filters(memory_types, session_id, tags, created_from, created_to, now)
+        where, params = self._filters(flt or KeywordFilter())
         ids = [docs[r[0]] for r in ranked if r[0] in docs]
         keep = {
             row[0]
@@ -241,14 +220,14 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
 
     def integrity_check(self) -> str:
-        return str(self._reader().execute("PRAGMA integrity_check").fetchone()[0])
+        return str(self.reader().execute("PRAGMA integrity_check").fetchone()[0])
 
     # ------------------------------------------------------------------ portability
     def backup_to(self, target: Path) -> None:
         """A consistent copy through SQLite's online backup API (never a torn file copy)."""
         with self._write_lock:
             if self._writer is None:
-                raise ConsistencyError("the metadata store is closed")
+                raise StoreClosedError("the metadata store is closed")
             dest = sqlite3.connect(str(target))
             try:
                 self._writer.backup(dest)

@@ -1,0 +1,553 @@
+"""The engine below the facade: one store's metadata, vectors, embedder, key and hot cache, and the write path.
+
+:class:`MemoryEngine` owns every resource of a store and the rules that keep its two halves consistent:
+
+- **Writes** go metadata first, then vectors; if the vector write fails, the metadata rows are removed again
+  (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored.
+  :meth:`reconcile` repairs whatever a crash between the two left behind.
+- **Permissions**: reads and writes of permanent memories are checked against the caller and logged.
+- **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
+  the engine hands its metadata store; PII is redacted before long-term content is stored.
+- **Access counts** of search hits are buffered and written in batches (:meth:`flush_access`).
+
+The rooms above it (search, sessions, lifecycle, portability) use this class; it imports none of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hermes_memory_core import validation as v
+from hermes_memory_core.config import MemoryConfig
+from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.errors import (
+    ConsistencyError,
+    DimensionMismatchError,
+    EmbeddingError,
+    HermesMemoryError,
+    NotFoundError,
+    PermissionDeniedError,
+    StoreClosedError,
+)
+from hermes_memory_core.storage.hot_cache import HotCache
+from hermes_memory_core.storage.lock import DataDirLock
+from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
+from hermes_memory_core.storage.sessions import SessionStore
+from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
+from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
+from hermes_memory_core.trust.at_rest import SealingCodec
+from hermes_memory_core.trust.keys import KeyManager
+from hermes_memory_core.trust.permissions import Caller
+from hermes_memory_core.trust.redaction import Redactor
+from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, ReconcileReport, StoreStats
+
+__all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
+
+METADATA_FILE = "metadata.sqlite"
+VECTORS_DIR = "vectors"
+#: Tiers whose content is sealed at rest.
+SEALED_TIERS = (MemoryType.PERMANENT.value,)
+
+
+def payload(rec: MemoryRecord) -> dict[str, Any]:
+    """The vector point's payload: only what filters need, never content."""
+    return {
+        "user_id": rec.user_id,
+        "session_id": rec.session_id,
+        "memory_type": rec.memory_type.value,
+        "created_at": rec.created_at,
+        "tags": list(rec.tags),
+        "version": rec.version,
+    }
+
+
+def build_metadata_store(config: MemoryConfig) -> MetadataStore:
+    """The configured metadata store, not yet opened: PostgreSQL when ``metadata_url`` is set, else SQLite."""
+    if config.metadata_url is not None:
+        from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
+
+        return PostgresMetadataStore(
+            config.metadata_url.get_secret_value(), config.metadata_schema, config.metadata_pool_size
+        )
+    return SQLiteMetadataStore(Path(config.data_dir) / METADATA_FILE)
+
+
+def build_vector_store(config: MemoryConfig) -> VectorStore:
+    """The configured vector store, not yet opened."""
+    if config.vector_backend == "edge":
+        from hermes_memory_core.storage.edge_store import EdgeVectorStore
+
+        path = Path(config.data_dir) / VECTORS_DIR / config.collection
+        return EdgeVectorStore(path, config.vector_dim, config.collection)
+    from hermes_memory_core.storage.client_store import QdrantClientVectorStore
+
+    key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
+    return QdrantClientVectorStore(config.qdrant_url or ":memory:", config.vector_dim, config.collection, api_key=key)
+
+
+class MemoryEngine:
+    """One open store (a data directory, or servers).
+
+    Args:
+        config: The configuration.
+        embedder: A ready embedder (else built from ``config.embedding_model``).
+        vector_store: A ready vector store (else built from ``config.vector_backend``).
+        clock: Returns the current Unix time.
+
+    Raises:
+        StoreLockedError: Another process holds the embedded data directory.
+        DimensionMismatchError: Model, config and collection disagree on the vector dimension.
+        EncryptionKeyError: The store holds sealed content and the key is missing or wrong.
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig,
+        *,
+        embedder: Embedder | None = None,
+        vector_store: VectorStore | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.data_dir = Path(config.data_dir)
+        self.closed = True
+        self.write_lock = threading.RLock()
+        self.hot = HotCache(config.hot_cache_size)
+        self.keys = KeyManager(config.encryption_key, config.encryption_key_file, self.data_dir)
+        self._redactor = Redactor(config.redact_kinds) if config.redact_pii else None
+        self._access_lock = threading.Lock()
+        self._access_buffer: list[AccessRecord] = []
+        self._lock: DataDirLock | None = None
+        self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
+                                                  config.embedding_batch_size)
+        if self.embedder.dim != config.vector_dim:
+            raise DimensionMismatchError(
+                f"embedding model {self.embedder.model_id!r} produces {self.embedder.dim}-dimensional vectors "
+                f"but the configuration says vector_dim={config.vector_dim}"
+            )
+        self.vectors: VectorStore = vector_store or build_vector_store(config)
+        if self.vectors.dim != config.vector_dim:
+            raise DimensionMismatchError(
+                f"vector store {self.vectors.name!r} expects {self.vectors.dim} dimensions but the configuration "
+                f"says vector_dim={config.vector_dim}"
+            )
+        self.metadata: MetadataStore = build_metadata_store(config)
+        self.codec = SealingCodec(None, SEALED_TIERS)
+        self.metadata.codec = self.codec
+        self.sessions = SessionStore(self.metadata)
+        try:
+            if config.vector_backend == "edge" and vector_store is None:
+                self._lock = DataDirLock(self.data_dir)
+                self._lock.acquire()
+            self.metadata.open()
+            self.load_identity()
+            self.vectors.open()
+        except BaseException:
+            self._release()
+            raise
+        self.closed = False
+
+    # ------------------------------------------------------------------ identity and key
+    def load_identity(self) -> None:
+        """Check the store's recorded model and dimension, load its key, and finish a pending index rebuild."""
+        self._check_store_identity()
+        self.codec.cipher = self.keys.load(self.metadata)
+        if self.metadata.get_meta("keyword_index_rebuild") == "1":  # set by a migration or a server bundle
+            self.metadata.repair_keyword_index()
+            self.metadata.set_meta("keyword_index_rebuild", "0")
+
+    def _check_store_identity(self) -> None:
+        """A store remembers the model and dimension it was built with; reopening with others is an error."""
+        stored_dim = self.metadata.get_meta("vector_dim")
+        stored_model = self.metadata.get_meta("embedding_model")
+        if stored_dim is None:
+            self.metadata.set_meta("vector_dim", str(self.config.vector_dim))
+            self.metadata.set_meta("embedding_model", self.embedder.model_id)
+            self.metadata.set_meta("collection", self.config.collection)
+            return
+        if int(stored_dim) != self.config.vector_dim:
+            raise DimensionMismatchError(
+                f"the store at {self.location} was built with vector_dim={stored_dim} but the configuration says "
+                f"vector_dim={self.config.vector_dim}"
+            )
+        if stored_model != self.embedder.model_id:
+            raise DimensionMismatchError(
+                f"the store at {self.location} was embedded with {stored_model!r}; the configured model is "
+                f"{self.embedder.model_id!r}. Vectors of two models are not comparable: use the original model "
+                "or export and re-import into a new store."
+            )
+
+    def ensure_key(self) -> None:
+        """Before the first sealed write: create the key (file) and the store's check value if needed."""
+        self.codec.cipher = self.keys.ensure(self.metadata, self.codec.cipher)
+
+    def rotate_key(self, new_key: bytes) -> None:
+        """Re-seal every sealed memory under ``new_key`` in one transaction (the caller checked permission)."""
+        from hermes_memory_core.trust.encryption import ContentCipher
+
+        cipher = ContentCipher(new_key)
+        codec = SealingCodec(cipher, SEALED_TIERS)
+        with self.write_lock:
+            self.ensure_key()
+            self.keys.stage_rotation(new_key)
+            with self.metadata.atomic():
+                self.metadata.recode(SEALED_TIERS, codec)
+                self.metadata.set_meta("key_check", cipher.check_value())
+            self.codec = codec
+            self.metadata.codec = codec
+            self.hot.clear()
+            self.keys.finish_rotation()
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def location(self) -> str:
+        """Where the metadata lives (a file path, or a PostgreSQL URL without password and schema)."""
+        return self.metadata.location
+
+    @property
+    def store_key(self) -> str:
+        """Identifies this store within the process (the resolved data directory, or the server collection)."""
+        vectors = (
+            str(self.data_dir.resolve())
+            if self.config.vector_backend == "edge"
+            else f"{self.config.qdrant_url}#{self.config.collection}"
+        )
+        if self.config.metadata_url is None:
+            meta = str(self.data_dir.resolve())
+            return vectors if meta == vectors else f"{vectors}@{meta}"
+        return f"{vectors}@{self.metadata.location}"
+
+    def now(self, value: float | None = None) -> int:
+        """The current Unix time in seconds (or ``value``, truncated)."""
+        return int(self.clock() if value is None else value)
+
+    def need_open(self) -> None:
+        """Raise :class:`StoreClosedError` once the store is closed."""
+        if self.closed:
+            raise StoreClosedError("this MemoryProvider is closed")
+
+    def _release(self) -> None:
+        for closer in (self.vectors.close, self.metadata.close):
+            with contextlib.suppress(Exception):  # close everything we can
+                closer()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def close(self) -> None:
+        """Write buffered access records, flush both stores and release the data directory. Idempotent."""
+        if self.closed:
+            return
+        with self.write_lock:
+            try:
+                self.flush_access()
+                self.vectors.flush()
+            finally:
+                self.closed = True
+                self._release()
+
+    def flush(self) -> None:
+        """Write buffered access records and make vector writes durable."""
+        with self.write_lock:
+            self.flush_access()
+            self.vectors.flush()
+
+    # ------------------------------------------------------------------ writes
+    def new_record(self, item: MemoryItem, now: int) -> MemoryRecord:
+        """Validate one item and build its record (content redacted where the config says so)."""
+        cfg = self.config
+        content = v.check_content(item.content, cfg.max_content_chars)
+        memory_type = v.check_memory_type(item.memory_type)
+        metadata = v.check_metadata(item.metadata, cfg.max_metadata_bytes)
+        content, found = self.redact(content, memory_type)
+        if found:
+            metadata["pii_redacted"] = found
+        created = v.check_timestamp(item.created_at, "created_at")
+        created = now if created is None else created
+        expires = created + cfg.short_term_ttl_seconds if memory_type is MemoryType.SHORT_TERM else None
+        return MemoryRecord(
+            id=str(uuid.uuid4()),
+            user_id=v.check_user_id(item.user_id),
+            session_id=v.check_session_id(item.session_id),
+            content=content,
+            memory_type=memory_type,
+            importance=v.check_importance(item.importance, cfg.default_importance),
+            access_count=0,
+            created_at=created,
+            updated_at=created,
+            expires_at=expires,
+            version=1,
+            tags=v.check_tags(item.tags, cfg.max_tags),
+            metadata=metadata,
+        )
+
+    def redact(self, content: str, memory_type: MemoryType) -> tuple[str, dict[str, int]]:
+        """Content with PII replaced by placeholders where the config redacts this tier, and what was found."""
+        if self._redactor is None or memory_type.value not in self.config.redact_tiers:
+            return content, {}
+        result = self._redactor.redact(content)
+        if not result.text.strip():
+            return content, {}
+        return result.text, result.found
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed stored texts, checking the result's shape; any failure is an :class:`EmbeddingError`."""
+        try:
+            vectors = self.embedder.embed_documents(texts)
+        except HermesMemoryError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        if getattr(vectors, "shape", None) != (len(texts), self.config.vector_dim):
+            raise EmbeddingError(
+                f"embedder returned shape {getattr(vectors, 'shape', None)}, expected ({len(texts)}, "
+                f"{self.config.vector_dim})"
+            )
+        return vectors
+
+    def _store(self, records: Sequence[MemoryRecord], vectors: np.ndarray, dialogue: bool) -> None:
+        """Metadata first, then the vector engine; if the second fails the first is undone (compensation)."""
+        with self.write_lock:
+            self.need_open()
+            if any(r.memory_type.value in SEALED_TIERS for r in records):
+                self.ensure_key()
+            self.metadata.insert([NewMemory(r, dialogue and _takes_context(r)) for r in records])
+            try:
+                self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(records, vectors, strict=True)])
+            except BaseException as exc:
+                self.metadata.purge([r.id for r in records])
+                raise ConsistencyError(
+                    f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
+                    "nothing was stored"
+                ) from exc
+
+    def add_items(
+        self,
+        items: Sequence[MemoryItem],
+        who: Caller,
+        *,
+        dialogue: bool = True,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> list[str]:
+        """Validate every item, then embed and store them in batches; see :meth:`MemoryProvider.add_many`.
+
+        Args:
+            dialogue: The memories are turns of a conversation (they give and take keyword context with their
+                session's neighbours).
+        """
+        self.need_open()
+        now = self.now()
+        records = [self.new_record(it, now) for it in items]
+        if not who.write_permanent and any(r.memory_type is MemoryType.PERMANENT for r in records):
+            raise PermissionDeniedError(f"caller {who.name!r} may not write permanent memories")
+        ids: list[str] = []
+        batch = self.config.embedding_batch_size
+        for start in range(0, len(records), batch):
+            chunk = records[start : start + batch]
+            vectors = self.embed_documents([r.content for r in chunk])
+            try:
+                self._store(chunk, vectors, dialogue)
+            except ConsistencyError as exc:
+                if ids:
+                    raise ConsistencyError(f"{exc} ({len(ids)} earlier memories were stored: {ids[:3]}...)") from exc
+                raise
+            ids.extend(r.id for r in chunk)
+            for r in chunk:
+                if r.memory_type is MemoryType.PERMANENT:
+                    self.metadata.log(r.id, r.user_id, "permanent_write", now, who.name)
+            if on_progress is not None:
+                on_progress(len(ids), len(records))
+        return ids
+
+    def require(self, rec: MemoryRecord, who: Caller, write: bool) -> None:
+        """Check and log access to a permanent memory (others need no permission)."""
+        if rec.memory_type is not MemoryType.PERMANENT:
+            return
+        allowed = who.write_permanent if write else who.read_permanent
+        action = ("permanent_write" if write else "permanent_read") if allowed else "permanent_denied"
+        self.metadata.log(rec.id, rec.user_id, action, self.now(), who.name)
+        if not allowed:
+            raise PermissionDeniedError(
+                f"caller {who.name!r} may not {'change' if write else 'read'} permanent memory {rec.id}"
+            )
+
+    def owned(
+        self, memory_id: Any, user_id: str | None, who: Caller, write: bool = False, include_inactive: bool = False
+    ) -> MemoryRecord:
+        """The memory with this id, checked against its owner and the caller's permanent-tier permission."""
+        mid = v.check_id(memory_id)
+        rec = self.metadata.get(mid, include_inactive=include_inactive)
+        if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
+            what = "memory" if include_inactive else "active memory"
+            raise NotFoundError(f"no {what} with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
+        self.require(rec, who, write)
+        return rec
+
+    def update(
+        self,
+        rec: MemoryRecord,
+        text: str,
+        note: str,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> int:
+        """Add a version of an owned, checked memory (content already validated). Returns the version number."""
+        text, found = self.redact(text, rec.memory_type)
+        meta = None if metadata is None else dict(metadata)
+        if found:
+            meta = {**(rec.metadata if meta is None else meta), "pii_redacted": found}
+        vector = self.embed_documents([text])[0]
+        with self.write_lock:
+            self.need_open()
+            now = max(self.now(), rec.updated_at)
+            try:
+                version = self.metadata.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags)
+                new = replace(rec, content=text, version=version, updated_at=now,
+                              metadata=rec.metadata if meta is None else meta,
+                              tags=rec.tags if tags is None else tuple(sorted(tags)))
+                try:
+                    self.vectors.upsert([VectorPoint(rec.id, vector, payload(new))])
+                except BaseException as exc:
+                    self.metadata.revert_version(rec.id, version)
+                    raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
+            finally:
+                self.hot.invalidate(rec.id)
+        return version
+
+    def delete(self, rec: MemoryRecord, reason: str) -> None:
+        """Soft-delete an owned, checked memory: it leaves both indexes at once; its history stays."""
+        with self.write_lock:
+            self.need_open()
+            self.metadata.soft_delete(rec.id, reason, self.now())
+            self.hot.invalidate(rec.id)
+            # if this fails the row is inactive anyway: search ignores the point and reconcile removes it
+            with contextlib.suppress(Exception):
+                self.vectors.delete([rec.id])
+
+    def expire(self, memory_id: str, reason: str, now: int) -> None:
+        """Soft-delete a memory the lifecycle let go (no permission check: the store's own decision)."""
+        with self.write_lock:
+            self.metadata.soft_delete(memory_id, reason, now)
+            self.hot.invalidate(memory_id)
+            self.vectors.delete([memory_id])
+
+    def downgrade(self, memory_id: str, now: int) -> None:
+        """Move a stale long-term memory to the short-term tier (it then expires unless used again)."""
+        with self.write_lock:
+            self.metadata.set_tier(memory_id, MemoryType.SHORT_TERM.value, now + self.config.short_term_ttl_seconds,
+                                   "forget: stale, low importance", now)
+            self.hot.invalidate(memory_id)
+            self.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
+
+    def find_fact(self, user_id: str, fact_key: str) -> str | None:
+        """Id of the user's current permanent fact with this topic key, if any."""
+        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [MemoryType.PERMANENT.value])
+
+    # ------------------------------------------------------------------ access log
+    def note_access(self, records: Iterable[MemoryRecord], user_id: str, who: Caller) -> None:
+        """Buffer one search access per returned record; written in batches."""
+        at = self.now()
+        entries = [
+            AccessRecord(r.id, user_id, at, "search", who.name if r.memory_type is MemoryType.PERMANENT else "")
+            for r in records
+        ]
+        if not entries:
+            return
+        with self._access_lock:
+            self._access_buffer.extend(entries)
+            full = len(self._access_buffer) >= self.config.access_log_flush_every
+        if full:
+            with self.write_lock:
+                self.flush_access()
+
+    def flush_access(self) -> None:
+        """Write buffered access records now."""
+        with self._access_lock:
+            pending, self._access_buffer = self._access_buffer, []
+        if pending:
+            self.metadata.record_access(pending)
+
+    # ------------------------------------------------------------------ maintenance
+    def reconcile(self) -> ReconcileReport:
+        """See :meth:`MemoryProvider.reconcile`."""
+        self.need_open()
+        report = ReconcileReport()
+        with self.write_lock:
+            now = self.now()
+            active = self.metadata.active_versions()
+            expired = set(self.metadata.expired_ids(now))
+            seen: dict[str, int] = {}
+            for batch in self.vectors.iter_points(with_vectors=False):
+                for p in batch:
+                    seen[p.id] = int(p.payload.get("version", 0) or 0)
+            orphans = [pid for pid in seen if pid not in active or pid in expired]
+            report.vector_orphans_removed = sum(1 for pid in orphans if pid not in expired)
+            report.expired_removed = sum(1 for pid in orphans if pid in expired)
+            for start in range(0, len(orphans), 1000):
+                self.vectors.delete(orphans[start : start + 1000])
+            missing = [mid for mid, ver in active.items() if mid not in expired and seen.get(mid) != ver]
+            for start in range(0, len(missing), self.config.embedding_batch_size):
+                chunk = missing[start : start + self.config.embedding_batch_size]
+                recs = [r for r in (self.metadata.get(mid) for mid in chunk) if r is not None]
+                vecs = self.embed_documents([r.content for r in recs])
+                self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(recs, vecs, strict=True)])
+                report.metadata_orphans_reindexed += len(recs)
+            report.keyword_rows_repaired = self.metadata.repair_keyword_index()
+            self.flush_access()
+            self.vectors.flush()
+        return report
+
+    def optimize(self) -> None:
+        """See :meth:`MemoryProvider.optimize`."""
+        self.need_open()
+        self.metadata.optimize_keyword_index()
+        with self.write_lock:
+            self.vectors.optimize()
+
+    def stats(self) -> StoreStats:
+        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
+        self.need_open()
+        counts = self.metadata.counts()
+        return StoreStats(
+            total_active=sum(counts["by_type"].values()),
+            by_type={t.value: int(counts["by_type"].get(t.value, 0)) for t in MemoryType},
+            by_user={str(k): int(c) for k, c in counts["by_user"].items()},
+            vector_points=self.vectors.count(),
+            versions=counts["versions"],
+            deleted=counts["deleted"],
+            disk_bytes=_disk_bytes(self.data_dir),
+            warnings=[
+                f"user {user!r} holds {n} active memories (warn_user_memories={self.config.warn_user_memories}); "
+                "consider forget() or a server store"
+                for user, n in counts["by_user"].items()
+                if n > self.config.warn_user_memories
+            ],
+        )
+
+
+def _takes_context(rec: MemoryRecord) -> bool:
+    """Sealed memories neither give nor take conversational context (their words stay sealed)."""
+    return rec.session_id is not None and rec.memory_type.value not in SEALED_TIERS
+
+
+def _disk_bytes(root: Path) -> int:
+    """Allocated bytes under a folder (not apparent size: the vector engine's WAL files are sparse)."""
+    total = 0
+    if root.exists():
+        for base, _dirs, files in os.walk(root):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.stat(os.path.join(base, name)).st_blocks * 512
+    return total
+

@@ -1,0 +1,194 @@
+"""A search end to end: the filter, the two legs, fusion and ranking, the records of the hits, and the recall gate.
+
+1. **Filter** — :func:`build_filter` validates a caller's arguments into a :class:`SearchFilter` (one user, tiers the
+   caller may read, session, tags, time range), which both legs apply inside their engines.
+2. **Keyword leg** — BM25 over the user's memories (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.
+   keyword_search`), on the local tokenizer's query terms, or the host model's key terms with ``llm_keywords``;
+   sealed memories match through the keyed hashes of the same terms.
+3. **Vector leg** — the query embedding against the user's points in the vector engine.
+4. **Fusion** — :func:`~hermes_memory_core.retrieval.ranking.rank` over both legs' candidates with their ranking
+   columns; records of the returned hits come from the hot cache when still current, else from the store.
+5. **Recall** — :meth:`Searcher.recall` applies the gate (nothing for greetings and fillers) and the fact router
+   (permanent facts only for identity, configuration and compliance questions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_memory_core import validation as v
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
+from hermes_memory_core.llm import LLM
+from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
+from hermes_memory_core.retrieval.keywords import KeywordExtractor
+from hermes_memory_core.retrieval.ranking import Candidate, rank
+from hermes_memory_core.storage.metadata import KeywordFilter
+from hermes_memory_core.storage.vectors import VectorFilter
+from hermes_memory_core.text.tokenizer import tokenize_query
+from hermes_memory_core.trust.permissions import Caller
+from hermes_memory_core.types import MemoryHit, MemoryType
+
+__all__ = ["SearchFilter", "Searcher", "build_filter", "readable_types"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """What a search may return: one user's memories, narrowed by tier, session, tags and creation time.
+
+    Attributes:
+        user_id: Whose memories (never anyone else's).
+        memory_types: Only these tiers (None: every tier).
+        session_id: Only this session's memories.
+        tags: Memories carrying at least one of these tags.
+        created_from: Inclusive lower bound on ``created_at``.
+        created_to: Inclusive upper bound on ``created_at``.
+    """
+
+    user_id: str
+    memory_types: tuple[str, ...] | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] | None = None
+    created_from: int | None = None
+    created_to: int | None = None
+
+    def for_vectors(self) -> VectorFilter:
+        return VectorFilter(self.user_id, self.memory_types, self.session_id, self.tags, self.created_from,
+                            self.created_to)
+
+    def for_rows(self, now: int | None) -> KeywordFilter:
+        return KeywordFilter(self.memory_types, self.session_id, self.tags, self.created_from, self.created_to, now)
+
+
+def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
+    """The tiers a caller may read among ``types`` (None: all); only-permanent without permission is an error."""
+    if who.read_permanent:
+        return types
+    allowed = tuple(t for t in (types or [t.value for t in MemoryType]) if t != MemoryType.PERMANENT.value)
+    if not allowed:
+        raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
+    return allowed
+
+
+def build_filter(
+    user_id: Any,
+    who: Caller,
+    max_tags: int,
+    memory_types: Iterable[MemoryType | str] | None = None,
+    session_id: Any = None,
+    tags: Iterable[str] | None = None,
+    time_range: Any = None,
+) -> SearchFilter:
+    """Validate a caller's filter arguments (one-line typed errors) into a :class:`SearchFilter`."""
+    uid = v.check_user_id(user_id)
+    types = readable_types(v.check_memory_types(memory_types), who)
+    sid = v.check_session_id(session_id)
+    tag_filter = v.check_tags(tags, max_tags) or None
+    start, end = v.check_time_range(time_range)
+    return SearchFilter(uid, types, sid, tag_filter, start, end)
+
+
+class Searcher:
+    """Hybrid search and gated recall over one engine.
+
+    Args:
+        engine: The open store.
+    """
+
+    def __init__(self, engine: MemoryEngine) -> None:
+        self.engine = engine
+        self._keywords: KeywordExtractor | None = None
+
+    def search(
+        self,
+        query: Any,
+        *,
+        user_id: Any,
+        top_k: Any = 5,
+        memory_types: Iterable[MemoryType | str] | None = None,
+        session_id: Any = None,
+        tags: Iterable[str] | None = None,
+        time_range: Any = None,
+        now: Any = None,
+        who: Caller,
+        llm: LLM | None = None,
+    ) -> list[MemoryHit]:
+        """Validate, then search (see :meth:`MemoryProvider.search`)."""
+        engine = self.engine
+        engine.need_open()
+        text = v.check_text(query, "query")
+        if len(text) > engine.config.max_content_chars:
+            raise InvalidInputError(f"query has {len(text)} characters; the limit (max_content_chars) is "
+                                    f"{engine.config.max_content_chars}")
+        v.check_user_id(user_id)
+        k = v.check_top_k(top_k)
+        flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
+        at = engine.now(v.check_timestamp(now, "now"))
+        if not text.strip():
+            return []
+        return self.run(text, flt, k, at, who, llm)
+
+    def run(self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None) -> list[MemoryHit]:
+        """Search validated arguments: both legs, fusion, the hits' records, their access counts."""
+        engine = self.engine
+        weights = engine.config.ranking
+        n = max(weights.min_candidates, k * weights.candidate_multiplier)
+        query_vec = engine.embedder.embed_query(text)
+        dense = engine.vectors.search(query_vec, n, flt.for_vectors())
+        terms = engine.codec.query_terms(self.keyword_tokens(text, llm))
+        keyword = engine.metadata.keyword_search(
+            flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
+        )
+        merged: dict[str, Candidate] = {}
+        for mid, score in dense:
+            merged[mid] = Candidate(mid, dense=score)
+        for mid, score in keyword:
+            merged.setdefault(mid, Candidate(mid)).keyword = score
+        fields = engine.metadata.rank_rows(list(merged), flt.user_id, now=at)
+        ranked = rank(list(merged.values()), fields, at, weights, k)
+        wanted = [r.id for r in ranked]
+        records = engine.hot.lookup(flt.user_id, wanted, fields)
+        missing = [mid for mid in wanted if mid not in records]
+        if missing:
+            records.update(engine.metadata.get_many(missing, flt.user_id, now=at))
+        hits = [
+            MemoryHit(records[r.id], r.score, r.relevance, r.dense, r.keyword) for r in ranked if r.id in records
+        ]
+        engine.hot.record_use(flt.user_id, [h.record for h in hits])
+        engine.note_access([h.record for h in hits], flt.user_id, who)
+        return hits
+
+    def keyword_tokens(self, text: str, llm: LLM | None) -> list[str]:
+        """The keyword leg's query: the LLM's key terms when ``llm_keywords`` is on, else the local tokenizer."""
+        if self.engine.config.llm_keywords and llm is not None:
+            if self._keywords is None or self._keywords.llm is not llm:
+                self._keywords = KeywordExtractor(llm, self.engine.config.llm_timeout_seconds)
+            terms = self._keywords.terms(text)
+            if terms:
+                toks = tokenize_query(" ".join(terms))
+                if toks:
+                    return toks
+        return tokenize_query(text)
+
+    def recall(
+        self,
+        query: Any,
+        *,
+        user_id: Any,
+        top_k: Any = 5,
+        session_id: Any = None,
+        tags: Iterable[str] | None = None,
+        time_range: Any = None,
+        now: Any = None,
+        who: Caller,
+        llm: LLM | None = None,
+    ) -> list[MemoryHit]:
+        """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`)."""
+        if not should_recall(v.check_text(query, "query")):
+            return []
+        permanent = needs_permanent(query) and who.read_permanent
+        tiers = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
+        return self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, session_id=session_id,
+                           tags=tags, time_range=time_range, now=now, who=who, llm=llm)

@@ -1,0 +1,275 @@
+"""The metadata-store protocol every backend implements, with its written contract and the typed rows it returns.
+
+Contract (checked by ``tests/hermes_memory_core/storage/test_metadata_contract.py`` on SQLite and PostgreSQL):
+
+- A store holds memory rows (one per UUID: content, tier, owner, session, importance, times, version, metadata,
+  tags), their append-only versions, an access log, key/value meta, session buffers (see
+  :mod:`~hermes_memory_core.storage.sessions`) and a BM25 keyword index. It knows rows, not policy: what content
+  looks like at rest (encrypted or not) and which tokens index a memory are decided by the :class:`RowCodec` the
+  engine hands it; which memories lend each other conversational context is a property of each row
+  (``dialogue``), set by the writer.
+- Every write method is one transaction (``atomic()``; nested calls are savepoints). A write that raises changed
+  nothing. Reads see committed data only and never wait for a writer.
+- Reads are scoped: search-side reads take the owner's ``user_id`` and never return another user's row;
+  inactive (deleted) rows are returned only by methods that say so; ``now`` hides expired rows.
+- Keyword search is FTS5's BM25 (k1 = 1.2, b = 0.75) over the user's keyword shard, a memory's own tokens
+  weighing 1.0 and its conversational context ``context_weight``; scores are rounded to 9 decimals and ties are
+  broken by memory id, so equal stores answer in the same order on every backend.
+- Every value reaches the database as a bound parameter; the only names formatted into SQL are our own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from hermes_memory_core.types import MemoryRecord, MemoryVersion
+
+__all__ = [
+    "DEFAULT_CONTEXT_WEIGHT",
+    "AccessRecord",
+    "KeywordFilter",
+    "LifecycleRow",
+    "MetadataStore",
+    "NewMemory",
+    "RankRow",
+    "RowCodec",
+]
+
+#: Weight of a memory's conversational context in the keyword leg (tuned on LoCoMo conversations 0-4).
+DEFAULT_CONTEXT_WEIGHT = 0.2
+
+
+@runtime_checkable
+class RowCodec(Protocol):
+    """The engine's policy as the rows see it: how content is kept at rest and which tokens index it.
+
+    A store calls it on every write and read of content and whenever it (re)indexes a memory from its row, so the
+    store itself never decides what is encrypted or how text is tokenized.
+    """
+
+    def seal(self, memory_id: str, memory_type: str, text: str) -> str:
+        """The form of ``text`` kept at rest for a memory of this tier (ciphertext, or the text itself)."""
+
+    def open(self, memory_id: str, stored: str) -> str:
+        """The text of content kept at rest (the inverse of :meth:`seal`)."""
+
+    def index_tokens(self, memory_type: str, text: str) -> list[str]:
+        """Tokens that index a memory's own keyword field (keyed hashes where the content is sealed)."""
+
+    def context_tokens(self, text: str) -> list[str]:
+        """Tokens a dialogue memory lends its neighbours' context field."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A memory row to insert: the record (with plain content) and whether it is a turn of a dialogue.
+
+    Attributes:
+        record: The memory, version 1.
+        dialogue: A turn of a conversation: it lends its words to the keyword context of the turns written just
+            before and after it in its session, and takes theirs.
+    """
+
+    record: MemoryRecord
+    dialogue: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RankRow:
+    """The light columns ranking needs of one active memory (full records are built for returned hits only).
+
+    ``version``, ``memory_type`` and ``access_count`` bring a cached copy of the record up to date, or show it is
+    stale.
+    """
+
+    session_id: str | None
+    created_at: int
+    updated_at: int
+    importance: float
+    version: int
+    memory_type: str
+    access_count: int
+    dialogue: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleRow:
+    """What forgetting needs of one active memory."""
+
+    id: str
+    user_id: str
+    session_id: str | None
+    memory_type: str
+    importance: float
+    updated_at: int
+    last_accessed_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRecord:
+    """One buffered access: a search hit, a permanent read, a denied attempt."""
+
+    memory_id: str
+    user_id: str
+    at: int
+    action: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordFilter:
+    """Filters of a read, applied in SQL (None: no constraint).
+
+    Attributes:
+        memory_types: Only these tiers.
+        session_id: Only this session.
+        tags: Memories carrying at least one of these tags.
+        created_from: Inclusive lower bound on ``created_at``.
+        created_to: Inclusive upper bound on ``created_at``.
+        now: Hide memories expired at this Unix time.
+    """
+
+    memory_types: tuple[str, ...] | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] | None = None
+    created_from: int | None = None
+    created_to: int | None = None
+    now: int | None = None
+
+
+class MetadataStore(Protocol):
+    """What the engine needs from a metadata backend. See the module docstring for the contract."""
+
+    #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
+    location: str
+    #: The engine's policy for content at rest and keyword tokens (set before the first read or write).
+    codec: RowCodec
+
+    # -- lifecycle
+    def open(self) -> None:
+        """Connect and apply pending migrations."""
+
+    def close(self) -> None:
+        """Release every connection. Idempotent."""
+
+    def atomic(self) -> contextlib.AbstractContextManager[Any]:
+        """A write transaction; nested calls become savepoints. Yields a connection with ``execute``."""
+
+    def reader(self) -> Any:
+        """A connection for reads that sees committed data (``execute(sql, params)`` → rows)."""
+
+    def applied_migrations(self) -> list[str]:
+        """Names of the schema migrations recorded in the database, in order."""
+
+    def integrity_check(self) -> str:
+        """``"ok"`` or a description of what is inconsistent."""
+
+    def is_empty(self) -> bool:
+        """True when the store holds no memory, session or identity row."""
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the store's key/value meta."""
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a meta value (upsert)."""
+
+    # -- writes
+    def insert(self, rows: Sequence[NewMemory], note: str = "") -> None:
+        """Insert new memories with version 1, tags, keyword entries and an ``add`` log row, in one transaction."""
+
+    def add_version(
+        self,
+        memory_id: str,
+        content: str,
+        note: str,
+        now: int,
+        user_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> int:
+        """Append a version, make it current, re-index it; replace metadata and tags when given. Returns the
+        new version number; :class:`~hermes_memory_core.errors.NotFoundError` if the memory is not active."""
+
+    def revert_version(self, memory_id: str, version: int) -> None:
+        """Undo :meth:`add_version` (compensation when the vector half of an update failed)."""
+
+    def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
+        """Mark a memory inactive and take it out of the keyword index. Returns its user id."""
+
+    def purge(self, ids: Sequence[str]) -> None:
+        """Physically remove rows (compensation of a write whose vector half failed)."""
+
+    def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
+        """Move an active memory to another tier, logged."""
+
+    def log(self, memory_id: str, user_id: str, action: str, at: int, detail: str = "") -> None:
+        """One access-log row."""
+
+    def record_access(self, entries: Sequence[AccessRecord]) -> None:
+        """Apply buffered accesses: count search hits and log every entry."""
+
+    def recode(self, memory_types: Sequence[str], codec: RowCodec) -> int:
+        """Re-seal the content (rows and versions) of these tiers under ``codec`` and re-index them, in the open
+        transaction or a new one. :attr:`codec` is left as it was (set it after the commit). Returns how many
+        memories changed."""
+
+    def repair_keyword_index(self) -> int:
+        """Index active memories missing from the keyword index and drop entries of inactive ones."""
+
+    # -- reads
+    def get(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
+        """One memory by id (active only unless asked)."""
+
+    def get_many(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
+        """Active, unexpired rows of one user among ``ids`` (others are silently left out)."""
+
+    def rank_rows(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, RankRow]:
+        """The ranking columns of active, unexpired rows of one user among ``ids``."""
+
+    def keyword_search(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        limit: int,
+        flt: KeywordFilter | None = None,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
+    ) -> list[tuple[str, float]]:
+        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``."""
+
+    def list_records(self, user_id: str, flt: KeywordFilter, limit: int = 100, offset: int = 0) -> list[MemoryRecord]:
+        """One user's active memories matching the filter, oldest first (``created_at``, then id)."""
+
+    def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
+        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``."""
+
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every version of a memory, oldest first."""
+
+    def lifecycle_rows(self, memory_types: Sequence[str]) -> list[LifecycleRow]:
+        """Active memories of these tiers, with what forgetting weighs."""
+
+    def active_versions(self) -> dict[str, int]:
+        """id → current version of every active memory."""
+
+    def expired_ids(self, now: int) -> list[str]:
+        """Active memories whose ``expires_at`` has passed."""
+
+    def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
+        """Every active memory, in batches ordered by id."""
+
+    def counts(self) -> dict[str, Any]:
+        """``by_type``, ``by_user``, ``versions`` and ``deleted`` counts."""
+
+    def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
+        """``(action, at, detail)`` of one memory, in order."""
+
+    # -- maintenance and portability
+    def optimize_keyword_index(self) -> None:
+        """Compact the keyword index (a maintenance step; results do not change)."""
+
+    def backup_to(self, target: Path) -> None:
+        """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""

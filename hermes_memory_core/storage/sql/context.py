@@ -1,0 +1,221 @@
+"""The keyword index's conversational context, kept in step with the rows (both SQL dialects).
+
+Each dialogue memory of a session is indexed with its own tokens and, in a second field, the tokens of its
+neighbours in the conversation (the active dialogue memories of the same session written at the moment just before
+and just after it): an answer ("Yes, every Sunday!") is found by the words of the question it answers. The keyword
+leg weighs that field by ``keyword_context_weight``. Only rows marked ``dialogue`` give or take context (the writer
+decides; memories written as independent facts never do), memories written in the same second lend each other
+nothing, and a deleted memory's words leave its neighbours' entries at once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from hermes_memory_core.storage.metadata import NewMemory, RowCodec
+from hermes_memory_core.text.tokenizer import tokenize
+
+__all__ = ["CONTEXT_PER_MOMENT", "KeywordContext", "PlainCodec"]
+
+#: Memories of one neighbouring moment that lend their words to a memory's context.
+CONTEXT_PER_MOMENT = 4
+
+#: ``(memory_id, user_id, own tokens, context tokens)`` of a memory to index.
+KeywordDoc = tuple[str, str, Sequence[str], Sequence[str]]
+
+
+class PlainCodec:
+    """A :class:`~hermes_memory_core.storage.metadata.RowCodec` that keeps content as given and indexes its
+    tokens: what a store uses until an engine hands it its own."""
+
+    def seal(self, memory_id: str, memory_type: str, text: str) -> str:
+        return text
+
+    def open(self, memory_id: str, stored: str) -> str:
+        return stored
+
+    def index_tokens(self, memory_type: str, text: str) -> list[str]:
+        return tokenize(text)
+
+    def context_tokens(self, text: str) -> list[str]:
+        return tokenize(text)
+
+
+class KeywordContext(ABC):
+    """Keyword-index maintenance shared by the SQL stores; dialects supply the index writes."""
+
+    def __init__(self) -> None:
+        #: How content is kept at rest and which tokens index it (the engine sets its own).
+        self.codec: RowCodec = PlainCodec()
+
+    @abstractmethod
+    def atomic(self) -> Any:
+        """A write transaction (see the store)."""
+
+    @abstractmethod
+    def _index_keywords(
+        self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
+    ) -> None:
+        """(Re)index one memory's keyword tokens (and its neighbours' tokens as context) in the open transaction."""
+
+    def _index_new_keywords(self, conn: Any, docs: Sequence[KeywordDoc]) -> None:
+        """Index ``(memory_id, user_id, tokens, context)`` of memories not in the index yet (batch form)."""
+        for memory_id, user_id, toks, context in docs:
+            self._index_keywords(conn, memory_id, user_id, toks, context)
+
+    @abstractmethod
+    def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
+        """Drop one memory from the keyword index inside the open transaction."""
+
+    def _lock_session(self, conn: Any, user_id: str, session_id: str) -> None:  # noqa: B027 - optional hook
+        """Serialise context refreshes of one session until the transaction ends (a no-op with one writer)."""
+
+    def _index_inserted(self, conn: Any, rows: Sequence[NewMemory]) -> None:
+        own: dict[str, Sequence[str]] = {}
+        spans: dict[tuple[str, str], list[int]] = {}
+        alone: list[KeywordDoc] = []
+        for row in rows:
+            r = row.record
+            toks = self.codec.index_tokens(r.memory_type.value, r.content)
+            if r.session_id is None or not row.dialogue:
+                alone.append((r.id, r.user_id, toks, ()))
+            else:
+                own[r.id] = toks
+                spans.setdefault((r.user_id, r.session_id), []).append(r.created_at)
+        if alone:
+            self._index_new_keywords(conn, alone)
+        for (owner, session), times in sorted(spans.items()):  # one lock order for every writer
+            self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
+
+    def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
+        """``(user_id, session_id, created_at)`` of a memory that takes part in conversational context."""
+        row = conn.execute(
+            "SELECT user_id, session_id, created_at, dialogue FROM memory_entries WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None or row[1] is None or not row[3]:
+            return None
+        return str(row[0]), str(row[1]), int(row[2])
+
+    def _reindex(self, conn: Any, memory_id: str, content: str | None = None) -> None:
+        """Bring one memory's keyword entry, and its neighbours' context, in line with its current row.
+
+        Args:
+            content: The memory's current plain text when the caller has it (else it is read and opened).
+        """
+        row = conn.execute(
+            "SELECT user_id, session_id, memory_type, created_at, content, is_active, dialogue FROM memory_entries "
+            "WHERE id = ?",
+            (memory_id,),
+        ).fetchone()
+        if row is None:
+            return
+        owner, session, tier, created, stored, active, dialogue = row
+        text = content if content is not None else self.codec.open(memory_id, stored)
+        if not active:
+            self._unindex_keywords(conn, memory_id)
+        elif session is None or not dialogue:
+            self._index_keywords(conn, memory_id, owner, self.codec.index_tokens(tier, text))
+            return
+        if session is not None and dialogue:
+            own = {memory_id: self.codec.index_tokens(tier, text)} if active else None
+            self._refresh_context(conn, owner, session, int(created), int(created), own)
+
+    def _refresh_context(
+        self,
+        conn: Any,
+        user_id: str,
+        session_id: str,
+        lo: int,
+        hi: int,
+        own: Mapping[str, Sequence[str]] | None = None,
+        new: Iterable[str] = (),
+    ) -> None:
+        """(Re)index the session's dialogue memories created in ``[lo, hi]`` and at the moment just before and
+        after, each with its neighbours' tokens as context.
+
+        A session is a sequence of moments (distinct ``created_at``); a memory's context is the memories of the
+        moment before and the moment after its own (at most :data:`CONTEXT_PER_MOMENT` of each, by id), so
+        memories written in the same second — a batch of statements, not a dialogue — never see each other.
+
+        Args:
+            own: Known tokens of some memories (just written); others are tokenized from their rows.
+            new: Memories inserted in this transaction, not in the keyword index yet.
+        """
+        self._lock_session(conn, user_id, session_id)
+        where = "FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 AND dialogue = 1 AND "
+        key = (user_id, session_id)
+        below = [r[0] for r in conn.execute(
+            f"SELECT DISTINCT created_at {where}created_at < ? ORDER BY created_at DESC LIMIT 2", (*key, lo)
+        )]
+        above = [r[0] for r in conn.execute(
+            f"SELECT DISTINCT created_at {where}created_at > ? ORDER BY created_at LIMIT 2", (*key, hi)
+        )]
+        first, last = (below[-1] if below else lo), (above[-1] if above else hi)
+        rows = conn.execute(
+            f"SELECT id, content, created_at, memory_type {where}created_at >= ? AND created_at <= ? "
+            "ORDER BY created_at, id",
+            (*key, first, last),
+        ).fetchall()
+        moments: list[list[str]] = []
+        times: list[int] = []
+        own_toks: dict[str, Sequence[str]] = dict(own or {})
+        lent: dict[str, list[str]] = {}
+        for mid, stored, created, tier in rows:
+            if not times or times[-1] != created:
+                moments.append([])
+                times.append(created)
+            moments[-1].append(mid)
+            text = self.codec.open(mid, stored)
+            if mid not in own_toks:
+                own_toks[mid] = self.codec.index_tokens(tier, text)
+            lent[mid] = self.codec.context_tokens(text)
+        fresh_ids = set(new)
+        redo_from = below[0] if below else lo
+        redo_to = above[0] if above else hi
+        fresh: list[KeywordDoc] = []
+        for k, moment in enumerate(moments):
+            if not redo_from <= times[k] <= redo_to:
+                continue
+            context: list[str] = []
+            for near in (k - 1, k + 1):
+                if 0 <= near < len(moments):
+                    for mid in moments[near][:CONTEXT_PER_MOMENT]:
+                        context.extend(lent[mid])
+            for mid in moment:
+                if mid in fresh_ids:
+                    fresh.append((mid, user_id, own_toks[mid], context))
+                else:
+                    self._index_keywords(conn, mid, user_id, own_toks[mid], context)
+        if fresh:
+            self._index_new_keywords(conn, fresh)
+
+    def repair_keyword_index(self) -> int:
+        """Index active memories missing from the keyword index (with their conversational context) and drop
+        entries of inactive ones. Returns how many memories it fixed."""
+        with self.atomic() as conn:
+            missing = conn.execute(
+                "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at, e.content, e.dialogue "
+                "FROM memory_entries e WHERE e.is_active = 1 "
+                "AND NOT EXISTS (SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
+            ).fetchall()
+            stale = conn.execute(
+                "SELECT e.id, e.user_id, e.session_id, e.created_at, e.dialogue FROM memory_keyword_docs d "
+                "JOIN memory_entries e ON e.id = d.memory_id WHERE e.is_active = 0"
+            ).fetchall()
+            for memory_id, *_rest in stale:
+                self._unindex_keywords(conn, memory_id)
+            spans: dict[tuple[str, str], list[int]] = {}
+            for memory_id, owner, session, tier, created, stored, dialogue in missing:
+                if session is None or not dialogue:
+                    text = self.codec.open(memory_id, stored)
+                    self._index_keywords(conn, memory_id, owner, self.codec.index_tokens(tier, text))
+                else:
+                    spans.setdefault((owner, session), []).append(int(created))
+            for _memory_id, owner, session, created, dialogue in stale:
+                if session is not None and dialogue:
+                    spans.setdefault((owner, session), []).append(int(created))
+            for (owner, session), times in sorted(spans.items()):
+                self._refresh_context(conn, owner, session, min(times), max(times))
+        return len(missing) + len(stale)

@@ -1,0 +1,116 @@
+"""Where a store's encryption key comes from, how it is checked, created and rotated.
+
+The key comes from, in order: ``MemoryConfig.encryption_key`` (also ``HERMES_MEMORY_ENCRYPTION_KEY``), the file
+``encryption_key_file``, or ``<data_dir>/hermes.key`` — created with the first sealed write when no key is
+configured. The store keeps a check value (``key_check`` in its meta) that tells a wrong key at open time. A
+rotation writes the new key beside the file first (``hermes.key.new``) and moves it into place after the commit,
+so a crash in between is recovered at the next open.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermes_memory_core.errors import EncryptionKeyError
+from hermes_memory_core.trust.encryption import ContentCipher, decode_key, generate_key, read_key_file, write_key_file
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from hermes_memory_core.storage.metadata import MetadataStore
+
+__all__ = ["KEY_CHECK", "KEY_FILE", "KeyManager"]
+
+#: Default key file name inside the data directory.
+KEY_FILE = "hermes.key"
+#: Meta key of the store's key check value.
+KEY_CHECK = "key_check"
+
+
+class KeyManager:
+    """The key of one store.
+
+    Args:
+        encryption_key: A configured key (base64 or hex), or None.
+        key_file: A configured key file, or None (then ``<data_dir>/hermes.key``).
+        data_dir: The store's data directory.
+    """
+
+    def __init__(self, encryption_key: SecretStr | None, key_file: Path | None, data_dir: Path) -> None:
+        self._configured = encryption_key
+        self._explicit_file = key_file
+        self.key_file = Path(key_file) if key_file is not None else Path(data_dir) / KEY_FILE
+
+    @property
+    def uses_file(self) -> bool:
+        """True when the key lives in :attr:`key_file` (no key in the config or environment)."""
+        return self._configured is None
+
+    @property
+    def pending_file(self) -> Path:
+        """Where a rotation writes the new key before its commit."""
+        return self.key_file.with_name(self.key_file.name + ".new")
+
+    def configured_key(self) -> bytes | None:
+        """The configured key, the key file's, or None when neither exists yet."""
+        if self._configured is not None:
+            return decode_key(self._configured.get_secret_value())
+        if self.key_file.exists():
+            return read_key_file(self.key_file)
+        if self._explicit_file is not None:
+            raise EncryptionKeyError(f"encryption_key_file {self.key_file} does not exist")
+        return None
+
+    def load(self, metadata: MetadataStore) -> ContentCipher | None:
+        """The cipher of a store at open time, checked against its check value (None: no key and nothing sealed).
+
+        Raises:
+            EncryptionKeyError: The store holds sealed content and no key is configured, or the key is wrong.
+        """
+        check = metadata.get_meta(KEY_CHECK)
+        key = self.configured_key()
+        if key is None:
+            if check is not None:
+                raise EncryptionKeyError(
+                    f"the store at {metadata.location} holds encrypted memories but no key is configured: set "
+                    "encryption_key (or HERMES_MEMORY_ENCRYPTION_KEY) or encryption_key_file"
+                )
+            return None
+        cipher = ContentCipher(key)
+        if check is not None and not cipher.verify(check):
+            pending = self.pending_file
+            if pending.exists() and ContentCipher(read_key_file(pending)).verify(check):
+                cipher = ContentCipher(read_key_file(pending))  # a rotation committed but not yet renamed
+                pending.replace(self.key_file)
+            else:
+                raise EncryptionKeyError(
+                    f"the configured encryption key is not the key of the store at {metadata.location} (wrong key)"
+                )
+        return cipher
+
+    def ensure(self, metadata: MetadataStore, cipher: ContentCipher | None) -> ContentCipher:
+        """Before the first sealed write: a cipher, creating the default key file if no key is configured, and
+        the store's check value."""
+        if cipher is None:
+            key = generate_key()
+            write_key_file(self.key_file, key)
+            cipher = ContentCipher(key)
+        if metadata.get_meta(KEY_CHECK) is None:
+            metadata.set_meta(KEY_CHECK, cipher.check_value())
+        return cipher
+
+    def stage_rotation(self, key: bytes) -> None:
+        """Write a rotation's new key beside the key file (before the commit); no-op for a configured key."""
+        if self.uses_file:
+            write_key_file(self.pending_file, key)
+
+    def finish_rotation(self) -> None:
+        """Move the staged key into place (after the commit)."""
+        if self.uses_file:
+            self.pending_file.replace(self.key_file)
+
+    @staticmethod
+    def new_key() -> bytes:
+        """A fresh random 32-byte key."""
+        return generate_key()

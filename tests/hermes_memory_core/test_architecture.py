@@ -1,0 +1,137 @@
+"""The one rule of the house, checked on the source: what may import what, and no import circle anywhere.
+
+Layers, top to bottom (a module imports its own layer or lower ones, never a higher one)::
+
+    facade       provider, cli, the package's __init__
+    rooms        short_term, lifecycle, retrieval, portability
+    engine       engine
+    services     storage, embedding, trust
+    base         text, types, errors, config, validation, llm, tokens, version, async_twins
+
+Every import counts: module level, inside functions, and under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import hermes_memory_core
+
+ROOT = Path(hermes_memory_core.__file__).parent
+PACKAGE = "hermes_memory_core"
+LAYERS = {
+    "facade": 5, "provider": 5, "cli": 5,
+    "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4,
+    "engine": 3,
+    "storage": 2, "embedding": 2, "trust": 2,
+    "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
+    "async_twins": 1,
+}
+ADAPTERS = ("langchain_hermes_memory", "llama_index_hermes_memory")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    """Every core module ``name`` imports, resolved to a module (``from a import b`` is ``a.b`` if that is one)."""
+    found: set[str] = set()
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.add(full if full in MODULES else base)
+    return {m for m in found if m.split(".")[0] == PACKAGE and m in MODULES and m != name}
+
+
+GRAPH = {name: _imports(path, name) for name, path in MODULES.items()}
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS["facade"] if len(parts) == 1 else LAYERS[parts[1]]
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        assert _layer(module) > 0, module
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_nothing_points_up(module: str) -> None:
+    upward = [dep for dep in GRAPH[module] if _layer(dep) > _layer(module)]
+    assert upward == [], f"{module} imports a higher layer: {upward}"
+
+
+def test_nothing_below_the_facade_imports_it() -> None:
+    users = sorted(m for m, deps in GRAPH.items() if m != PACKAGE and ({f"{PACKAGE}.provider", PACKAGE} & deps))
+    assert users == [f"{PACKAGE}.cli"], users
+
+
+def test_no_import_circle() -> None:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(GRAPH):
+        if module not in index:
+            visit(module)
+    assert cycles == []
+
+
+def test_modules_stay_small() -> None:
+    long = {str(p.relative_to(ROOT.parent)): n for p in ROOT.rglob("*.py") if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_adapters_use_only_public_names(adapter: str) -> None:
+    folder = ROOT.parent / adapter
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                assert node.module == PACKAGE, f"{path.name} imports {node.module}"
+                assert all(a.name in hermes_memory_core.__all__ for a in node.names), path.name
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith(PACKAGE + ".") for a in node.names), path.name
