@@ -24,7 +24,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 ``on_turn_start``       Notes the user's message (a permanent write must quote it).
 ``on_pre_compress``     Returns the session's running summary, so Hermes' compressor keeps it.
 ``on_session_end``      Extraction: what the user said in the turns still buffered is classified and stored (the
-                        injection guard decides what may become a permanent fact), then the buffer is emptied, the
+                        injection guard decides what may become a permanent fact; a message a
+                        ``hermes_memory_remember`` already quoted is skipped), then the buffer is emptied, the
                         session closed (``forget`` will expire its short-term memories) and everything flushed.
 ``on_session_switch``   Rebinds to the new session id; leaving a session ends it as above. ``rewound`` (an
                         ``/undo``) drops the buffered turns unpromoted, so nothing the user took back is stored.
@@ -56,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_agents import cores
-from hermes_memory_agents.tools import MemoryTools, ToolScope, normalize_words, user_words_in
+from hermes_memory_agents.tools import MemoryTools, ToolScope, normalize_words
 from hermes_memory_core import Caller, ConfigError, HermesMemoryError, MemoryConfig, MemoryProvider, MemoryType
 
 __all__ = [
@@ -266,6 +267,7 @@ class HermesAgentProvider:
         self._turn_message = ""
         self._turn_number = 0
         self._delegations: list[str] = []
+        self._quoted: set[str] = set()  # user messages a tool write quoted (normalised): already stored
 
     # ------------------------------------------------------------------ identity
     @property
@@ -314,7 +316,7 @@ class HermesAgentProvider:
                 f"hermes_memory is read-only in a {self.agent_context!r} agent context")
             self._tools = MemoryTools(self._memory, ToolScope(
                 user_id=self.user_id, caller=caller, session_id=self.session_id, read_only=read_only,
-                user_words=user_words_in(self._user_texts),
+                user_words=self._quotes_user,
             ))
 
     def _disable(self, reason: str, callback: Any = None) -> None:
@@ -454,6 +456,8 @@ class HermesAgentProvider:
             for message in turn:
                 if message.role != "user" or not message.content.strip():
                     continue
+                if normalize_words(message.content) in self._quoted:
+                    continue  # a hermes_memory_remember already stored the user's words
                 try:
                     memory.remember(message.content, user_id=self.user_id, session_id=sid, source="user",
                                     caller=promoter)
@@ -461,6 +465,7 @@ class HermesAgentProvider:
                     log.info("hermes_memory: a turn of session %s was not stored: %s", sid, exc)
         session.clear()
         session.close()
+        self._quoted.clear()
         memory.flush()
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
@@ -596,6 +601,19 @@ class HermesAgentProvider:
     # ------------------------------------------------------------------ helpers
     def _caller(self) -> Caller:
         return self._tools.scope.caller if self._tools is not None else Caller(f"hermes-agent:{self.user_id}", True)
+
+    def _quotes_user(self, content: str) -> bool:
+        """Whether ``content`` (normalised) is part of something the user said in this session (the current
+        message or a buffered user message); the message it quotes is not extracted again at the session's end."""
+        needle = normalize_words(content)
+        if not needle:
+            return False
+        for text in self._user_texts():
+            said = normalize_words(text)
+            if needle in said:
+                self._quoted.add(said)
+                return True
+        return False
 
     def _user_texts(self) -> list[str]:
         """The user's words so far: the current message and the user messages of the buffered turns."""

@@ -52,15 +52,48 @@ def hermes_agent_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if given and (Path(given) / "agent" / "memory_provider.py").exists():
         return Path(given)
     target = tmp_path_factory.mktemp("hermes-agent-0.19")
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-           "--target", str(target), f"hermes-agent=={HERMES_AGENT_VERSION}", "pyyaml"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    _pip_target(target, [f"hermes-agent=={HERMES_AGENT_VERSION}", "pyyaml"], deps=False)
+    return target
+
+
+def _pip_target(target: Path, requirements: list[str], *, deps: bool) -> None:
+    """``pip install --target`` with this interpreter; skips when the package index cannot be reached."""
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", str(target),
+           *([] if deps else ["--no-deps"]), *requirements]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if res.returncode != 0:
         output = res.stdout + res.stderr
         if _OFFLINE.search(output):
-            pytest.skip(f"pip cannot reach the package index to install hermes-agent=={HERMES_AGENT_VERSION}: "
+            pytest.skip(f"pip cannot reach the package index to install {' '.join(requirements)}: "
                         f"{output.strip().splitlines()[-1]}")
-        pytest.fail(f"installing hermes-agent=={HERMES_AGENT_VERSION} failed:\n{output}")
+        pytest.fail(f"pip install {' '.join(requirements)} failed:\n{output}")
+
+
+@pytest.fixture(scope="session")
+def hermes_runtime_dir(hermes_agent_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """hermes-agent's own requirements that this environment lacks (an ``AIAgent`` imports them), installed into a
+    temporary folder once per session; None when nothing is missing. Appended to ``sys.path`` by its users, so
+    every package this environment has is still ours."""
+    from email import message_from_string
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    info = next(hermes_agent_dir.glob(f"hermes_agent-{HERMES_AGENT_VERSION}.dist-info"))
+    requires = message_from_string((info / "METADATA").read_text(encoding="utf-8")).get_all("Requires-Dist") or []
+    missing = []
+    for line in requires:
+        req = Requirement(line)
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        try:
+            metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            missing.append(str(req))
+    if not missing:
+        return None
+    target = tmp_path_factory.mktemp("hermes-agent-runtime")
+    _pip_target(target, missing, deps=True)
     return target
 
 

@@ -19,7 +19,7 @@ from hermes_memory_agents.hermes_agent import (
     read_settings,
     user_for,
 )
-from hermes_memory_core import ConfigError, MemoryConfig, MemoryProvider, MemoryType
+from hermes_memory_core import Caller, ConfigError, MemoryConfig, MemoryProvider, MemoryType
 from tests.conftest import TEST_KEY
 
 TURNS = [
@@ -178,6 +178,12 @@ def test_permanent_writes_quote_the_users_message(make: Callable[..., HermesAgen
     assert hits["results"][0]["tier"] == "permanent"
     fact = hits["results"][0]["id"]
     assert "may not change permanent" in tool(p, "hermes_memory_forget", {"memory_id": fact})["error"]
+    # the quoted message is not extracted a second time when the session ends
+    p.sync_turn("By the way, I was born on 3 May 1991 in Chengdu.", "Noted.")
+    p.on_session_end([])
+    mem = p.memory
+    assert mem is not None
+    assert len(mem.list_memories(user_id="default", memory_types=["permanent"], caller=Caller.admin())) == 1
 
 
 def test_other_agent_contexts_read_but_never_write(make: Callable[..., HermesAgentProvider], home: Path) -> None:
@@ -249,16 +255,16 @@ def test_builtin_memory_writes_are_mirrored(make: Callable[..., HermesAgentProvi
     mem = p.memory
     assert mem is not None
 
-    def mirrored() -> list[str]:
-        return [r.content for r in mem.list_memories(user_id="default", tags=["hermes-builtin"])]
+    def mirrored() -> list[str]:  # sorted: memories written in the same second have no order
+        return sorted(r.content for r in mem.list_memories(user_id="default", tags=["hermes-builtin"]))
 
     p.on_memory_write("add", "user", "User prefers dark mode in every editor", {"write_origin": "assistant_tool"})
     p.on_memory_write("add", "memory", "Project uses uv for packaging")
-    assert mirrored() == ["User prefers dark mode in every editor", "Project uses uv for packaging"]
+    assert mirrored() == ["Project uses uv for packaging", "User prefers dark mode in every editor"]
     rec = mem.list_memories(user_id="default", tags=["hermes-user"])[0]
     assert rec.memory_type is MemoryType.LONG_TERM and rec.metadata["target"] == "user"
     p.on_memory_write("replace", "user", "User prefers light mode", {"old_text": "dark mode"})
-    assert mirrored() == ["User prefers light mode", "Project uses uv for packaging"]
+    assert mirrored() == ["Project uses uv for packaging", "User prefers light mode"]
     assert [v.content for v in mem.history(rec.id)] == ["User prefers dark mode in every editor",
                                                        "User prefers light mode"]
     p.on_memory_write("remove", "memory", "", {"old_text": "uses uv"})
