@@ -69,8 +69,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 anyio.run(serve_streamable_http, server, args.port)
         except KeyboardInterrupt:
             pass
-        finally:
-            mem.session(args.user, session_id).close()  # forget() expires this run's short-term memories
     return 0
 
 

@@ -8,7 +8,7 @@ and the server keeps serving. Needs the ``mcp`` extra: ``pip install "hermes-mem
 The server's caller comes from its options: by default it reads the permanent tier and does not write it (as
 the Hermes Agent provider); ``--write-permanent`` lets ``tier="permanent"`` store first-person facts (the
 injection guard still applies), ``--no-read-permanent`` hides permanent facts. Short-term memories belong to the
-server's session (``--session``, default one per run), which is closed when the server stops.
+server's session (``--session``, default one per run) and expire after the store's ``short_term_ttl_seconds``.
 
 Example (the same thing ``hermes-memory mcp`` does)::
 
