@@ -9,7 +9,7 @@ and calls ``register(ctx)``. The folder written here holds:
   it to the memory-provider discovery);
 - ``__init__.py``: imports :mod:`hermes_memory_agents.hermes_plugin` and re-exports its ``register`` and
   ``HermesMemoryProvider``. Hermes Memory should be installed in Hermes Agent's own environment
-  (``pip install hermes-memory`` with Hermes' Python). When it is not importable there, the file adds the
+  (``python -m pip install <checkout or wheel>`` with Hermes' Python). When it is not importable there, the file adds the
   site-packages of the environment that ran the install command, provided the Python version is the same,
   appended after Hermes' own paths so that Hermes' pinned packages keep precedence. If that fails too, the file
   registers nothing and logs one warning saying how to install.
@@ -112,7 +112,8 @@ except ImportError as _exc:
     def register(ctx):  # noqa: D103 - registers nothing, says why
         logging.getLogger(__name__).warning(
             "hermes_memory is not available (%s). Install Hermes Memory into Hermes Agent's environment "
-            "(pip install hermes-memory with Hermes' Python) and re-run `hermes-memory hermes-agent install`.",
+            "(Hermes' python -m pip install <hermes-memory checkout or wheel>) and re-run "
+            "`hermes-memory hermes-agent install`.",
             _REASON,
         )
 

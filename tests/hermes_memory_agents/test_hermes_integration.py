@@ -164,7 +164,7 @@ def test_plugin_finds_hermes_memory_where_it_was_installed(hermes_agent_dir: Pat
     (home / "plugins" / "hermes_memory" / "__init__.py").write_text(plugin_init_source(["/nonexistent"]))
     res = _run_hermes(hermes_agent_dir, home, "import logging\nlogging.basicConfig()\n" + LOAD)
     assert res.returncode == 0 and res.stdout.strip() == "NoneType"
-    assert res.stderr.count("hermes_memory is not available") == 1 and "pip install hermes-memory" in res.stderr
+    assert res.stderr.count("hermes_memory is not available") == 1 and "Install Hermes Memory into Hermes Agent's environment" in res.stderr
 
 
 @pytest.mark.slow
