@@ -67,8 +67,8 @@ def acquire(config: MemoryConfig, factory: Callable[[MemoryConfig], MemoryProvid
 
 
 def release(provider: MemoryProvider) -> None:
-    """Give back a core from :func:`acquire`; the last release flushes and closes it. Idempotent per holder
-    only in the sense that releasing an unknown or already-closed core does nothing."""
+    """Give back a core from :func:`acquire` (once per acquire); the last release closes it. Releasing a core
+    this module does not hold does nothing."""
     with _lock:
         for key, entry in list(_open.items()):
             if entry.provider is provider:

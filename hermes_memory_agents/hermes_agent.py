@@ -32,7 +32,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 ``on_memory_write``     Mirrors Hermes' built-in ``memory`` tool: ``add`` stores the entry as a long-term memory
                         tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``.
 ``on_delegation``       Keeps the subagent's task and result in the session buffer (summarised, never promoted).
-``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled).
+``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled; only the search
+                        tool in a context that does not write).
 ``handle_tool_call``    Runs them; results and errors are JSON strings.
 ``get_config_schema``   The fields ``hermes memory setup`` asks for; ``save_config`` writes them to ``config.yaml``
                         under ``memory.hermes_memory``.
@@ -57,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_agents import cores
-from hermes_memory_agents.tools import MemoryTools, ToolScope, normalize_words
+from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
 from hermes_memory_core import Caller, ConfigError, HermesMemoryError, MemoryConfig, MemoryProvider, MemoryType
 
 __all__ = [
@@ -366,8 +367,8 @@ class HermesAgentProvider:
         if memory is None or not query or not query.strip():
             return ""
         self._turn_message = query
-        hits = memory.recall(query, user_id=self.user_id, top_k=self._settings.prefetch_top_k,
-                             caller=self._caller())
+        text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
+        hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
         return "\n".join(f"- {h.content} [{h.memory_type.value}, {_format_day(h.updated_at)}]" for h in hits)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
@@ -533,8 +534,14 @@ class HermesAgentProvider:
 
     # ------------------------------------------------------------------ tools
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        """The three memory tools in the OpenAI function format (none when disabled)."""
-        return [] if self.disabled_reason else MemoryTools.schemas()
+        """The three memory tools in the OpenAI function format: none when disabled, only
+        ``hermes_memory_search`` once initialised in a context that does not write."""
+        if self.disabled_reason:
+            return []
+        schemas = MemoryTools.schemas()
+        if self._memory is not None and not self.writes:
+            return [s for s in schemas if s["name"] == SEARCH]
+        return schemas
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         """Run a memory tool; the result or ``{"error": ...}`` as a JSON string."""

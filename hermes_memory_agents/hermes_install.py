@@ -9,10 +9,10 @@ and calls ``register(ctx)``. The folder written here holds:
   it to the memory-provider discovery);
 - ``__init__.py``: imports :mod:`hermes_memory_agents.hermes_plugin` and re-exports its ``register`` and
   ``HermesMemoryProvider``. Hermes Memory should be installed in Hermes Agent's own environment
-  (``python -m pip install <checkout or wheel>`` with Hermes' Python). When it is not importable there, the file adds the
-  site-packages of the environment that ran the install command, provided the Python version is the same,
-  appended after Hermes' own paths so that Hermes' pinned packages keep precedence. If that fails too, the file
-  registers nothing and logs one warning saying how to install.
+  (``python -m pip install <checkout or wheel>`` with Hermes' Python). When it is not importable there, the file
+  adds the site-packages of the environment that ran the install command, provided the Python version is the
+  same, appended after Hermes' own paths so that Hermes' pinned packages keep precedence. If that fails too, the
+  file registers nothing and logs one warning saying how to install.
 
 A folder that this module did not write is never overwritten.
 """

@@ -122,6 +122,7 @@ def test_a_session_through_the_hooks(make: Callable[..., HermesAgentProvider]) -
     assert lines and all(line.startswith("- ") and line.endswith("]") for line in lines)
     assert any("allergic to peanuts" in line and "[permanent," in line for line in lines)
     assert p.prefetch("thanks!") == "" and p.prefetch("ok") == "" and p.prefetch("  ") == ""
+    assert "allergic to peanuts" in p.prefetch("What am I allergic to? " + "Here is my log: ... " * 2000)
     # the 11 turns still buffered are extracted at the session's end
     before = mem.stats().by_type
     p.on_session_end([])
@@ -192,6 +193,7 @@ def test_other_agent_contexts_read_but_never_write(make: Callable[..., HermesAge
     cron = make("cron-1", settings={"data_dir": str(home / "shared")}, agent_context="cron")
     assert cron.memory is writer.memory  # one store per data directory per process
     assert "read-only" in cron.system_prompt_block()
+    assert [s["name"] for s in cron.get_tool_schemas()] == ["hermes_memory_search"]
     mem = cron.memory
     assert mem is not None
     before = mem.stats().total_active
