@@ -52,6 +52,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -230,8 +231,6 @@ def user_for(kwargs: Mapping[str, Any]) -> str:
 
 
 def _format_day(ts: int) -> str:
-    import time
-
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
@@ -266,7 +265,6 @@ class HermesAgentProvider:
         self.hermes_home: Path | None = None
         self._ended: set[str] = set()
         self._turn_message = ""
-        self._turn_number = 0
         self._delegations: list[str] = []
         self._quoted: set[str] = set()  # user messages a tool write quoted (normalised): already stored
 
@@ -309,7 +307,7 @@ class HermesAgentProvider:
                 self._settings = self._given or read_settings(self.hermes_home)
                 config = self._settings.memory_config(self.hermes_home)
                 self._memory = cores.acquire(config, self._factory)
-            except HermesMemoryError as exc:
+            except Exception as exc:  # noqa: BLE001 - any store that does not open: Hermes runs on without it
                 self._disable(f"{type(exc).__name__}: {exc}", kwargs.get("warning_callback"))
                 return
             caller = Caller(f"hermes-agent:{self.user_id}", read_permanent=True, write_permanent=False)
@@ -376,7 +374,6 @@ class HermesAgentProvider:
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """Note the user's message (what a permanent ``hermes_memory_remember`` must quote)."""
-        self._turn_number = int(turn_number or 0)
         if isinstance(message, str):
             self._turn_message = message
 
