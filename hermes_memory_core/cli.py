@@ -307,6 +307,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
                        description="Print counts per tier and user, versions and bytes on disk.")
     p.set_defaults(func=cmd_stats)
+
+    # Commands of other packages: each entry point of the group ``hermes_memory.cli`` is a function
+    # ``register(subparsers, common_parent_parser)``; the core imports none of them itself.
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="hermes_memory.cli"):
+        try:
+            ep.load()(sub, common)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the core commands down
+            print(f"hermes-memory: skipped the commands of {ep.name!r} ({type(exc).__name__}: {exc})", file=sys.stderr)
     return parser
 
 

@@ -17,7 +17,8 @@ COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile"
 def test_every_command_has_help() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    assert sorted(sub.choices) == sorted(COMMANDS)  # type: ignore[union-attr]
+    # the core's own commands; packages may add theirs through the hermes_memory.cli entry points
+    assert set(COMMANDS) <= set(sub.choices)  # type: ignore[arg-type]
     for name, p in sub.choices.items():  # type: ignore[union-attr]
         assert p.description, name
         text = p.format_help()

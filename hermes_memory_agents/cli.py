@@ -1,0 +1,168 @@
+"""The ``hermes-memory`` commands of this package: ``mcp`` and ``hermes-agent``.
+
+``hermes_memory_core.cli`` finds them through the entry point group ``hermes_memory.cli`` (see ``pyproject.toml``)
+and calls :func:`register` with its sub-command parsers and the parent parser of the options every command
+takes (``--data-dir``, ``--config``, ``--embedding-model``, ``--json``). ``python -m hermes_memory_agents`` runs
+the same commands without the installed entry points (:func:`main`).
+
+- ``hermes-memory mcp --data-dir DIR --user USER [--transport streamable-http --port N]``: serve one user's
+  memory over MCP (see :mod:`hermes_memory_agents.mcp_server`).
+- ``hermes-memory hermes-agent install|uninstall|status [--hermes-home DIR]``: the Hermes Agent plugin folder
+  (see :mod:`hermes_memory_agents.hermes_install`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "register"]
+
+DEFAULT_HTTP_PORT = 8765
+
+
+def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text())
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from hermes_memory_core import MemoryConfig
+
+    overrides: dict[str, Any] = {"data_dir": args.data_dir}
+    if getattr(args, "embedding_model", None):
+        overrides["embedding_model"] = args.embedding_model
+    return MemoryConfig.load(args.config, **overrides)
+
+
+# ---------------------------------------------------------------------- mcp
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the memory tools over MCP until the client disconnects (stdio) or the process is stopped."""
+    import anyio
+
+    from hermes_memory_agents.mcp_server import build_server, mcp_missing, serve_stdio, serve_streamable_http
+    from hermes_memory_agents.tools import MemoryTools, ToolScope
+    from hermes_memory_core import Caller, MemoryProvider
+
+    missing = mcp_missing()
+    if missing:
+        print(f"hermes-memory: {missing}", file=sys.stderr)
+        return 2
+    caller = Caller(args.caller, read_permanent=not args.no_read_permanent, write_permanent=args.write_permanent)
+    session_id = args.session or f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    with MemoryProvider(_config(args), caller=caller) as mem:
+        tools = MemoryTools(mem, ToolScope(user_id=args.user, caller=caller, session_id=session_id))
+        server = build_server(tools)
+        try:
+            if args.transport == "stdio":
+                anyio.run(serve_stdio, server)
+            else:
+                print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp",
+                      file=sys.stderr, flush=True)
+                anyio.run(serve_streamable_http, server, args.port)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+# ---------------------------------------------------------------------- hermes-agent
+def cmd_hermes_agent(args: argparse.Namespace) -> int:
+    """Install, remove or inspect the Hermes Agent plugin folder."""
+    from hermes_memory_agents.hermes_agent import PROVIDER_NAME, read_settings
+    from hermes_memory_agents.hermes_install import install_plugin, plugin_dir, uninstall_plugin
+
+    if args.action == "install":
+        res = install_plugin(args.hermes_home, force=args.force)
+        data = {"plugin_dir": str(res.plugin_dir), "hermes_home": str(res.hermes_home), "replaced": res.replaced}
+        _emit(args, data, lambda: (
+            f"{'updated' if res.replaced else 'installed'} the Hermes Agent memory provider {PROVIDER_NAME!r} in "
+            f"{res.plugin_dir}\nactivate it with `hermes memory setup` (pick {PROVIDER_NAME}) or set "
+            f"`memory: {{provider: {PROVIDER_NAME}}}` in {res.hermes_home / 'config.yaml'}, then start a new session"))
+        return 0
+    if args.action == "uninstall":
+        removed = uninstall_plugin(args.hermes_home)
+        _emit(args, {"removed": str(removed) if removed else None},
+              lambda: f"removed {removed}" if removed else "the plugin folder was not installed")
+        return 0
+    folder = plugin_dir(args.hermes_home)
+    home = folder.parent.parent
+    status: dict[str, Any] = {"plugin_dir": str(folder), "installed": (folder / "__init__.py").exists()}
+    active = None
+    try:
+        from hermes_memory_agents.hermes_agent import load_yaml_config
+
+        memory = load_yaml_config(home / "config.yaml").get("memory") or {}
+        active = memory.get("provider") if isinstance(memory, dict) else None
+        status["data_dir"] = str(read_settings(home).memory_config(home).data_dir)
+    except Exception as exc:  # noqa: BLE001 - status reports what it cannot read
+        status["config_error"] = str(exc)
+    status["active"] = active == PROVIDER_NAME
+    _emit(args, status, lambda: "\n".join(f"{k}: {v}" for k, v in status.items()))
+    return 0
+
+
+# ---------------------------------------------------------------------- registration
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``mcp`` and ``hermes-agent`` to the ``hermes-memory`` sub-commands (the ``hermes_memory.cli`` entry
+    point). ``common`` is the parent parser of the options every command takes."""
+    p = subparsers.add_parser(
+        "mcp", parents=[common], help="serve one user's memory over MCP (stdio or streamable HTTP)",
+        description="Serve the memory tools hermes_memory_search, hermes_memory_remember and hermes_memory_forget "
+        "for one user over MCP: stdio (for desktop and coding agents) or streamable HTTP on 127.0.0.1. Needs "
+        'pip install "hermes-memory[mcp]".')
+    p.add_argument("--user", required=True, help="the user whose memory is served")
+    p.add_argument("--session", default=None, help="session id of short-term memories (default: one per run)")
+    p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
+    p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT,
+                   help=f"port of streamable HTTP on 127.0.0.1 (default {DEFAULT_HTTP_PORT})")
+    p.add_argument("--caller", default="hermes-memory-mcp", help="name the access log records for permanent reads")
+    p.add_argument("--no-read-permanent", action="store_true", help="do not return permanent facts")
+    p.add_argument("--write-permanent", action="store_true",
+                   help="let hermes_memory_remember store first-person facts in the permanent tier")
+    p.set_defaults(func=cmd_mcp)
+
+    p = subparsers.add_parser(
+        "hermes-agent", parents=[common], help="install Hermes Memory as Hermes Agent's memory provider",
+        description="install: write the memory provider plugin hermes_memory into <hermes home>/plugins/ (where "
+        "hermes-agent finds it); uninstall: remove it; status: show where it is, whether config.yaml activates it "
+        "and where its data lives. --data-dir is not used: the provider's data directory is set in Hermes' "
+        "config.yaml (memory.hermes_memory.data_dir).")
+    p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do")
+    p.add_argument("--hermes-home", default=None, help="Hermes' home (default: $HERMES_HOME, else ~/.hermes)")
+    p.add_argument("--force", action="store_true", help="install over a folder of that name not written by us")
+    p.set_defaults(func=cmd_hermes_agent)
+
+
+def common_parent() -> argparse.ArgumentParser:
+    """The options every ``hermes-memory`` command takes, as ``hermes_memory_core.cli`` defines them (for
+    :func:`main`; a test keeps the two in step)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=os.environ.get("HERMES_MEMORY_DATA_DIR", "./hermes_data"),
+                        help="directory of the embedded store (default: ./hermes_data)")
+    common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
+    common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return common
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m hermes_memory_agents``: this package's ``hermes-memory`` commands, whether or not the installed
+    distribution registered its entry points. Returns the exit code (2 for a Hermes Memory error)."""
+    from hermes_memory_core import HermesMemoryError
+
+    parser = argparse.ArgumentParser(prog="hermes-memory", description="Hermes Memory for agents: MCP and Hermes Agent.")
+    register(parser.add_subparsers(dest="command", required=True), common_parent())
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HermesMemoryError as exc:
+        print(f"hermes-memory: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+

@@ -1,0 +1,629 @@
+"""Hermes Memory as Hermes Agent's external memory provider (``memory.provider: hermes_memory``).
+
+:class:`HermesAgentProvider` implements every method of hermes-agent 0.19's ``agent.memory_provider.MemoryProvider``
+without importing Hermes Agent: this package does not depend on it (its exact pins clash with ours). Hermes loads
+:mod:`hermes_memory_agents.hermes_plugin`, which subclasses Hermes' base class with this one; the folder
+``hermes-memory hermes-agent install`` writes into ``$HERMES_HOME/plugins/hermes_memory/`` hands that over.
+
+What each hook does (Hermes' ``MemoryManager`` calls them and catches what they raise):
+
+=====================  ==============================================================================================
+``initialize``          Opens the store under ``<hermes_home>/hermes_memory`` (or the configured ``data_dir``),
+                        shared by every provider of the process for that directory. The user is ``<platform>:<id>``
+                        when Hermes passes a platform user id (gateway), else the profile name. Only
+                        ``agent_context == "primary"`` writes. A locked store (another process holds it) or a bad
+                        configuration disables the provider with one warning line; Hermes keeps running.
+``system_prompt_block`` One paragraph: whose memory this is and how to use the tools.
+``prefetch``            The gated recall of the user's message as plain ``- memory [tier, date]`` lines: nothing for
+                        greetings and fillers; long-term memories, plus permanent facts for identity,
+                        configuration and compliance questions.
+``queue_prefetch``      Nothing: recall runs on the next message itself in ``prefetch`` (milliseconds), so there is
+                        nothing worth precomputing from this one.
+``sync_turn``           Appends the turn to the session's buffer (one SQLite transaction). Summaries of overflowing
+                        turns and promotion of what the user said run in the core's background worker.
+``on_turn_start``       Notes the user's message (a permanent write must quote it).
+``on_pre_compress``     Returns the session's running summary, so Hermes' compressor keeps it.
+``on_session_end``      Extraction: what the user said in the turns still buffered is classified and stored (the
+                        injection guard decides what may become a permanent fact; a message a
+                        ``hermes_memory_remember`` already quoted is skipped), then the buffer is emptied, the
+                        session closed (``forget`` will expire its short-term memories) and everything flushed.
+``on_session_switch``   Rebinds to the new session id; leaving a session ends it as above. ``rewound`` (an
+                        ``/undo``) drops the buffered turns unpromoted, so nothing the user took back is stored.
+``on_memory_write``     Mirrors Hermes' built-in ``memory`` tool: ``add`` stores the entry as a long-term memory
+                        tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``.
+``on_delegation``       Keeps the subagent's task and result in the session buffer (summarised, never promoted).
+``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled; only the search
+                        tool in a context that does not write).
+``handle_tool_call``    Runs them; results and errors are JSON strings.
+``get_config_schema``   The fields ``hermes memory setup`` asks for; ``save_config`` writes them to ``config.yaml``
+                        under ``memory.hermes_memory``.
+``backup_paths``        The data directory (and key file) when they live outside ``HERMES_HOME``.
+``shutdown``            Flushes and lets go of the shared store (the last holder closes it).
+=====================  ==============================================================================================
+
+Permanent tier: the provider reads it (its caller holds ``read_permanent``) and writes it only from what the user
+said: promotion of the user's turns, or a ``hermes_memory_remember`` whose content quotes the user's message.
+Tool output, the assistant's words and Hermes' built-in memory never reach it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from hermes_memory_agents import cores
+from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
+from hermes_memory_core import Caller, ConfigError, HermesMemoryError, MemoryConfig, MemoryProvider, MemoryType
+
+__all__ = [
+    "DATA_DIR_NAME",
+    "PROVIDER_NAME",
+    "HermesAgentProvider",
+    "ProviderSettings",
+    "default_hermes_home",
+    "load_yaml_config",
+    "read_settings",
+    "user_for",
+]
+
+log = logging.getLogger(__name__)
+
+#: The provider's name in Hermes (``memory.provider``) and its plugin folder's name.
+PROVIDER_NAME = "hermes_memory"
+#: The data directory under ``HERMES_HOME`` unless ``data_dir`` is configured.
+DATA_DIR_NAME = "hermes_memory"
+#: Characters of a delegated task and of its result kept in the session buffer.
+DELEGATION_CHARS = (500, 2000)
+#: The tag of mirrored built-in memory entries (plus ``hermes-<target>``).
+BUILTIN_TAG = "hermes-builtin"
+
+
+def default_hermes_home() -> Path:
+    """Hermes' home: ``hermes_constants.get_hermes_home()`` inside Hermes, else ``$HERMES_HOME``, else
+    ``~/.hermes``."""
+    try:
+        from hermes_constants import get_hermes_home  # type: ignore[import-not-found]
+
+        return Path(get_hermes_home())
+    except ImportError:
+        env = os.environ.get("HERMES_HOME", "").strip()
+        return Path(env).expanduser() if env else Path.home() / ".hermes"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """The provider's settings: ``memory.hermes_memory`` in ``config.yaml`` (what ``hermes memory setup`` writes).
+
+    Attributes:
+        data_dir: The store's directory; ``$HERMES_HOME`` and ``~`` expand, relative paths are under Hermes'
+            home. None: ``data_dir`` of ``config_file`` or ``HERMES_MEMORY_DATA_DIR``, else
+            ``<hermes_home>/hermes_memory``.
+        config_file: A TOML file with a ``[hermes_memory]`` table for everything else (embedding model, server
+            mode, ranking, ...); ``HERMES_MEMORY_*`` environment variables apply on top.
+        prefetch_top_k: Memories recalled before each turn (1..20).
+        mirror_builtin_writes: Mirror Hermes' built-in ``memory`` tool into long-term memory.
+    """
+
+    data_dir: str | None = None
+    config_file: str | None = None
+    prefetch_top_k: int = 5
+    mirror_builtin_writes: bool = True
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> ProviderSettings:
+        """Parse settings as ``config.yaml`` or ``hermes memory setup`` give them (numbers and booleans may be
+        strings; empty strings mean "not set").
+
+        Raises:
+            ConfigError: An unknown key or a value of the wrong kind.
+        """
+        if values is None:
+            return cls()
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"memory.{PROVIDER_NAME} in config.yaml must be a mapping, got {type(values).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown memory.{PROVIDER_NAME} setting(s) {', '.join(map(str, unknown))}; "
+                              f"known: {', '.join(sorted(known))}")
+        out: dict[str, Any] = {}
+        for key in ("data_dir", "config_file"):
+            raw = values.get(key)
+            if raw is not None and str(raw).strip():
+                out[key] = str(raw).strip()
+        raw_k = values.get("prefetch_top_k")
+        if raw_k is not None and str(raw_k).strip():
+            try:
+                k = int(str(raw_k).strip())
+            except ValueError:
+                raise ConfigError(f"memory.{PROVIDER_NAME}.prefetch_top_k must be an integer, got {raw_k!r}") from None
+            if not 1 <= k <= 20:
+                raise ConfigError(f"memory.{PROVIDER_NAME}.prefetch_top_k must be in 1..20, got {k}")
+            out["prefetch_top_k"] = k
+        raw_m = values.get("mirror_builtin_writes")
+        if raw_m is not None and str(raw_m).strip():
+            flag = str(raw_m).strip().lower()
+            if flag not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
+                raise ConfigError(f"memory.{PROVIDER_NAME}.mirror_builtin_writes must be true or false, got {raw_m!r}")
+            out["mirror_builtin_writes"] = flag in ("true", "yes", "1", "on")
+        return cls(**out)
+
+    def as_config_values(self) -> dict[str, Any]:
+        """The settings as ``config.yaml`` holds them (unset ones left out)."""
+        out: dict[str, Any] = {"prefetch_top_k": self.prefetch_top_k, "mirror_builtin_writes": self.mirror_builtin_writes}
+        if self.data_dir:
+            out["data_dir"] = self.data_dir
+        if self.config_file:
+            out["config_file"] = self.config_file
+        return out
+
+    def memory_config(self, hermes_home: Path) -> MemoryConfig:
+        """The store's configuration: ``config_file`` and ``HERMES_MEMORY_*`` first, then ``data_dir``.
+
+        Raises:
+            ConfigError: The TOML file is missing or invalid.
+        """
+        path = _expand(self.config_file, hermes_home) if self.config_file else None
+        config = MemoryConfig.load(path)
+        if self.data_dir:
+            return config.model_copy(update={"data_dir": _expand(self.data_dir, hermes_home)})
+        if "data_dir" not in config.model_fields_set:
+            return config.model_copy(update={"data_dir": hermes_home / DATA_DIR_NAME})
+        return config
+
+
+def _expand(value: str, hermes_home: Path) -> Path:
+    text = value.replace("${HERMES_HOME}", str(hermes_home)).replace("$HERMES_HOME", str(hermes_home))
+    path = Path(os.path.expandvars(text)).expanduser()
+    return path if path.is_absolute() else hermes_home / path
+
+
+def load_yaml_config(path: Path) -> dict[str, Any]:
+    """A YAML file's top-level mapping (empty when the file does not exist).
+
+    Raises:
+        ConfigError: It cannot be read or parsed, or is not a mapping.
+    """
+    if not path.exists():
+        return {}
+    try:
+        import yaml
+    except ImportError as exc:  # pragma: no cover - Hermes Agent ships PyYAML
+        raise ConfigError(f"reading {path} needs PyYAML (pip install pyyaml)") from exc
+    try:
+        with path.open(encoding="utf-8-sig") as fh:
+            data = yaml.safe_load(fh) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping at the top level")
+    return data
+
+
+def read_settings(hermes_home: Path) -> ProviderSettings:
+    """The provider's settings from ``<hermes_home>/config.yaml`` (defaults when absent).
+
+    Raises:
+        ConfigError: The file cannot be read or the settings are invalid.
+    """
+    memory = load_yaml_config(Path(hermes_home) / "config.yaml").get("memory") or {}
+    if not isinstance(memory, dict):
+        raise ConfigError("memory in config.yaml must be a mapping")
+    return ProviderSettings.from_mapping(memory.get(PROVIDER_NAME))
+
+
+def user_for(kwargs: Mapping[str, Any]) -> str:
+    """Whose memory a Hermes session uses: ``<platform>:<user_id>`` when Hermes passes a platform user id (the
+    gateway; the platform keeps ids of different platforms apart), else the profile name (``agent_identity``),
+    else ``default``."""
+    uid = str(kwargs.get("user_id") or "").strip()
+    if uid:
+        platform = str(kwargs.get("platform") or "").strip()
+        return f"{platform}:{uid}" if platform else uid
+    return str(kwargs.get("agent_identity") or "").strip() or "default"
+
+
+def _format_day(ts: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+class HermesAgentProvider:
+    """Hermes Memory behind Hermes Agent's ``MemoryProvider`` interface (see the module docstring for each hook).
+
+    Hermes builds it with no arguments (through ``register(ctx)``) and reads its settings from ``config.yaml`` in
+    ``initialize``; programs and tests may pass them.
+
+    Args:
+        settings: The ``memory.hermes_memory`` settings; None reads them from ``config.yaml`` in ``initialize``.
+        core_factory: Opens the store from its configuration (default ``MemoryProvider(config)``).
+    """
+
+    def __init__(
+        self,
+        settings: ProviderSettings | Mapping[str, Any] | None = None,
+        *,
+        core_factory: Callable[[MemoryConfig], MemoryProvider] | None = None,
+    ) -> None:
+        self._given = settings if isinstance(settings, ProviderSettings) or settings is None else (
+            ProviderSettings.from_mapping(settings))
+        self._settings = self._given or ProviderSettings()
+        self._factory = core_factory
+        self._lock = threading.RLock()
+        self._memory: MemoryProvider | None = None
+        self._tools: MemoryTools | None = None
+        self.disabled_reason: str | None = None
+        self.user_id = ""
+        self.session_id = ""
+        self.agent_context = "primary"
+        self.hermes_home: Path | None = None
+        self._ended: set[str] = set()
+        self._turn_message = ""
+        self._delegations: list[str] = []
+        self._quoted: set[str] = set()  # user messages a tool write quoted (normalised): already stored
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def name(self) -> str:
+        """``hermes_memory``."""
+        return PROVIDER_NAME
+
+    def is_available(self) -> bool:
+        """True: the store is local (or reached through its own configuration) and needs no credentials; whether
+        it opens is known in ``initialize``, which disables the provider with a warning if it does not."""
+        return True
+
+    @property
+    def memory(self) -> MemoryProvider | None:
+        """The shared store, once initialised (None when disabled or shut down)."""
+        return self._memory
+
+    @property
+    def writes(self) -> bool:
+        """Whether this provider writes (a primary agent context, and initialised)."""
+        return self._memory is not None and self.agent_context == "primary"
+
+    # ------------------------------------------------------------------ lifecycle
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        """Open the store for a session. ``kwargs`` are Hermes' (``hermes_home``, ``platform``,
+        ``agent_context``, ``agent_identity``, ``user_id``, ``warning_callback``, ...); unknown ones are ignored.
+        Never raises for an unusable store: the provider is disabled with one warning line instead."""
+        with self._lock:
+            self.shutdown()
+            home = kwargs.get("hermes_home")
+            self.hermes_home = Path(home).expanduser() if home else default_hermes_home()
+            self.session_id = str(session_id or "default")
+            self.user_id = user_for(kwargs)
+            self.agent_context = str(kwargs.get("agent_context") or "primary")
+            self.disabled_reason = None
+            self._ended.clear()
+            try:
+                self._settings = self._given or read_settings(self.hermes_home)
+                config = self._settings.memory_config(self.hermes_home)
+                self._memory = cores.acquire(config, self._factory)
+            except Exception as exc:  # noqa: BLE001 - any store that does not open: Hermes runs on without it
+                self._disable(f"{type(exc).__name__}: {exc}", kwargs.get("warning_callback"))
+                return
+            caller = Caller(f"hermes-agent:{self.user_id}", read_permanent=True, write_permanent=False)
+            read_only = None if self.agent_context == "primary" else (
+                f"hermes_memory is read-only in a {self.agent_context!r} agent context")
+            self._tools = MemoryTools(self._memory, ToolScope(
+                user_id=self.user_id, caller=caller, session_id=self.session_id, read_only=read_only,
+                user_words=self._quotes_user,
+            ))
+
+    def _disable(self, reason: str, callback: Any = None) -> None:
+        line = " ".join(f"hermes_memory is disabled for this session: {reason}".split())
+        self.disabled_reason = line
+        if callable(callback):
+            try:
+                callback(line)
+                return
+            except Exception:  # noqa: BLE001 - fall back to the log
+                pass
+        log.warning("%s", line)
+
+    def shutdown(self) -> None:
+        """Flush and let go of the shared store (the last provider holding it closes it). Idempotent."""
+        with self._lock:
+            memory, self._memory, self._tools = self._memory, None, None
+            if memory is None:
+                return
+            try:
+                if not memory.closed:
+                    memory.flush()
+            finally:
+                cores.release(memory)
+
+    # ------------------------------------------------------------------ prompt and recall
+    def system_prompt_block(self) -> str:
+        """How the model should use this memory (empty when disabled)."""
+        if self._memory is None:
+            return ""
+        lines = [
+            "# Hermes Memory",
+            f"Long-term memory of user {self.user_id!r}: the current session, a long-term profile (preferences, "
+            "habits) and permanent facts. Memories relevant to each message are recalled for you before the turn.",
+            "Use hermes_memory_search to look up something specific, hermes_memory_remember to keep what the user "
+            "asks you to remember (tier 'permanent' only for a hard fact quoted in the user's own words), and "
+            "hermes_memory_forget to delete a wrong memory by its id.",
+        ]
+        if not self.writes:
+            lines.append(f"This is a {self.agent_context} context: memory is read-only.")
+        return "\n".join(lines)
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """The gated recall of ``query`` as plain lines, best first (empty for greetings, fillers, no match, or
+        when disabled)."""
+        memory = self._memory
+        if memory is None or not query or not query.strip():
+            return ""
+        self._turn_message = query
+        text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
+        hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
+        return "\n".join(f"- {h.content} [{h.memory_type.value}, {_format_day(h.updated_at)}]" for h in hits)
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """Note the user's message (what a permanent ``hermes_memory_remember`` must quote)."""
+        if isinstance(message, str):
+            self._turn_message = message
+
+    # ------------------------------------------------------------------ writes
+    def sync_turn(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Append the completed turn to the session buffer; returns after one SQLite transaction (Hermes calls it
+        on its background worker). Tool calls and results in ``messages`` are not stored."""
+        memory = self._memory
+        if memory is None or not self.writes:
+            return
+        sid = session_id or self.session_id
+        with self._lock:
+            batch: list[tuple[str, str]] = []
+            if isinstance(user_content, str) and user_content.strip():
+                batch.append(("user", user_content))
+            batch.extend(("tool", note) for note in self._delegations)
+            self._delegations.clear()
+            if isinstance(assistant_content, str) and assistant_content.strip():
+                batch.append(("assistant", assistant_content))
+            if not batch:
+                return
+            memory.session(self.user_id, sid).add_messages(batch)
+            if sid in self._ended:  # a turn of a session that already ended: extract it now
+                self._end(sid)
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """End the current session: store what the user said in its buffered turns, empty the buffer, close the
+        session and flush (see the module docstring). Later turns of the same session start a new buffer."""
+        if not self.writes:
+            return
+        with self._lock:
+            self._end(self.session_id)
+            self._ended.add(self.session_id)
+
+    def on_session_switch(
+        self,
+        new_session_id: str,
+        *,
+        parent_session_id: str = "",
+        reset: bool = False,
+        rewound: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """Rebind to ``new_session_id``; a session left behind is ended (as ``on_session_end``). ``rewound``
+        (same id, transcript cut back) drops the buffered turns without storing them."""
+        if not new_session_id:
+            return
+        with self._lock:
+            old = self.session_id
+            if self.writes:
+                if rewound and new_session_id == old:
+                    self._memory.session(self.user_id, old).clear()  # type: ignore[union-attr]
+                elif new_session_id != old and old not in self._ended:
+                    self._end(old)
+            self.session_id = new_session_id
+            self._ended.discard(new_session_id)
+            if self._tools is not None:
+                self._tools.scope.session_id = new_session_id
+            if self._memory is not None:
+                self._memory.flush()
+
+    def _end(self, sid: str) -> None:
+        """Promote the user's buffered words of session ``sid``, then empty and close its buffer and flush."""
+        memory = self._memory
+        if memory is None:
+            return
+        memory.flush()  # summaries and promotions of evicted turns first
+        session = memory.session(self.user_id, sid)
+        promoter = Caller(f"hermes-agent:{self.user_id}:session-end", read_permanent=True, write_permanent=True)
+        for turn in session.view().turns:
+            for message in turn:
+                if message.role != "user" or not message.content.strip():
+                    continue
+                if normalize_words(message.content) in self._quoted:
+                    continue  # a hermes_memory_remember already stored the user's words
+                try:
+                    memory.remember(message.content, user_id=self.user_id, session_id=sid, source="user",
+                                    caller=promoter)
+                except HermesMemoryError as exc:  # e.g. longer than max_content_chars: it stays unpromoted
+                    log.info("hermes_memory: a turn of session %s was not stored: %s", sid, exc)
+        session.clear()
+        session.close()
+        self._quoted.clear()
+        memory.flush()
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        """The session's running summary, for Hermes' compression prompt ("" when there is none yet)."""
+        memory = self._memory
+        if memory is None:
+            return ""
+        memory.flush()
+        summary = memory.session(self.user_id, self.session_id).view().summary.strip()
+        return f"Running summary of earlier turns (Hermes Memory): {summary}" if summary else ""
+
+    def on_memory_write(
+        self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None
+    ) -> None:
+        """Mirror one committed write of Hermes' built-in ``memory`` tool (``add``, ``replace``, ``remove`` on
+        target ``memory`` or ``user``) as a long-term memory tagged ``hermes-builtin`` and ``hermes-<target>``."""
+        memory = self._memory
+        if memory is None or not self.writes or not self._settings.mirror_builtin_writes:
+            return
+        meta = metadata or {}
+        tag = f"hermes-{target or 'memory'}"
+        old_text = str(meta.get("old_text") or "")
+        with self._lock:
+            if action == "add" and content.strip():
+                memory.add(content, user_id=self.user_id, session_id=self.session_id,
+                           memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
+                           metadata={"source": "hermes_builtin", "target": target})
+            elif action == "replace" and content.strip():
+                found = self._find_mirrored(tag, old_text)
+                if found is None:
+                    memory.add(content, user_id=self.user_id, session_id=self.session_id,
+                               memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
+                               metadata={"source": "hermes_builtin", "target": target})
+                else:
+                    memory.update(found, content, version_note="replaced by Hermes' memory tool",
+                                  user_id=self.user_id, caller=self._caller())
+            elif action == "remove":
+                found = self._find_mirrored(tag, old_text or content)
+                if found is not None:
+                    memory.delete(found, reason="removed by Hermes' memory tool", user_id=self.user_id,
+                                  caller=self._caller())
+
+    def _find_mirrored(self, tag: str, text: str) -> str | None:
+        """The newest mirrored entry with ``tag`` whose content contains ``text`` (Hermes' own matching rule)."""
+        needle = normalize_words(text)
+        if not needle or self._memory is None:
+            return None
+        offset, match = 0, None
+        while True:
+            page = self._memory.list_memories(user_id=self.user_id, tags=[tag], limit=500, offset=offset,
+                                              caller=self._caller())
+            match = next((r.id for r in reversed(page) if needle in normalize_words(r.content)), match)
+            if len(page) < 500:
+                return match
+            offset += 500
+
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+        """Keep a subagent's task and result with the current turn (buffer and summary only, never promoted)."""
+        if not self.writes:
+            return
+        task_chars, result_chars = DELEGATION_CHARS
+        with self._lock:
+            self._delegations.append(f"Delegated to a subagent: {str(task)[:task_chars]}\n"
+                                     f"Result: {str(result)[:result_chars]}")
+
+    # ------------------------------------------------------------------ tools
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """The three memory tools in the OpenAI function format: none when disabled, only
+        ``hermes_memory_search`` once initialised in a context that does not write."""
+        if self.disabled_reason:
+            return []
+        schemas = MemoryTools.schemas()
+        if self._memory is not None and not self.writes:
+            return [s for s in schemas if s["name"] == SEARCH]
+        return schemas
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        """Run a memory tool; the result or ``{"error": ...}`` as a JSON string."""
+        tools = self._tools
+        if tools is None:
+            reason = self.disabled_reason or "hermes_memory is not initialised"
+            return json.dumps({"error": reason}, ensure_ascii=False)
+        return tools.call(tool_name, args)
+
+    # ------------------------------------------------------------------ setup and backup
+    def get_config_schema(self) -> list[dict[str, Any]]:
+        """The fields ``hermes memory setup`` asks for (no secrets: the store is local)."""
+        return [
+            {"key": "data_dir", "description": "Directory of the memory store", "default": f"$HERMES_HOME/{DATA_DIR_NAME}"},
+            {"key": "config_file", "description": "Optional TOML file with a [hermes_memory] table (embedding "
+             "model, server mode, ranking)", "default": ""},
+            {"key": "prefetch_top_k", "description": "Memories recalled before each turn (1-20)", "default": "5"},
+            {"key": "mirror_builtin_writes", "description": "Mirror Hermes' built-in memory tool into long-term "
+             "memory", "default": "true", "choices": ["true", "false"]},
+        ]
+
+    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
+        """Write the settings to ``<hermes_home>/config.yaml`` under ``memory.hermes_memory`` (other keys kept).
+
+        Raises:
+            ConfigError: The values are invalid; nothing is written.
+        """
+        import yaml
+
+        path = Path(hermes_home) / "config.yaml"
+        data = load_yaml_config(path)
+        memory = data.setdefault("memory", {})
+        if not isinstance(memory, dict):
+            raise ConfigError(f"memory in {path} must be a mapping")
+        stored = memory.get(PROVIDER_NAME)
+        current: dict[str, Any] = stored if isinstance(stored, dict) else {}
+        settings = ProviderSettings.from_mapping({**current, **values})
+        memory[PROVIDER_NAME] = settings.as_config_values()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".hermes-memory.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            yaml.safe_dump(data, fh, default_flow_style=False, allow_unicode=True, sort_keys=False)
+        tmp.replace(path)
+
+    def backup_paths(self) -> list[str]:
+        """The data directory and key file when they live outside ``HERMES_HOME`` (``hermes backup`` walks only
+        Hermes' home). Reads the configuration only; works before ``initialize``."""
+        home = self.hermes_home or default_hermes_home()
+        try:
+            settings = self._given or read_settings(home)
+            config = settings.memory_config(home)
+        except HermesMemoryError:
+            return []
+        resolved_home = home.expanduser().resolve()
+        out: list[str] = []
+        for path in (Path(config.data_dir), config.encryption_key_file):
+            if path is None:
+                continue
+            full = Path(path).expanduser().resolve()
+            if full != resolved_home and resolved_home not in full.parents and str(full) not in out:
+                out.append(str(full))
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _caller(self) -> Caller:
+        return self._tools.scope.caller if self._tools is not None else Caller(f"hermes-agent:{self.user_id}", True)
+
+    def _quotes_user(self, content: str) -> bool:
+        """Whether ``content`` (normalised) is part of something the user said in this session (the current
+        message or a buffered user message); the message it quotes is not extracted again at the session's end."""
+        needle = normalize_words(content)
+        if not needle:
+            return False
+        for text in self._user_texts():
+            said = normalize_words(text)
+            if needle in said:
+                self._quoted.add(said)
+                return True
+        return False
+
+    def _user_texts(self) -> list[str]:
+        """The user's words so far: the current message and the user messages of the buffered turns."""
+        texts = [self._turn_message] if self._turn_message else []
+        memory = self._memory
+        if memory is not None:
+            view = memory.session(self.user_id, self.session_id).view()
+            texts.extend(m.content for m in view.messages if m.role == "user")
+        return texts

@@ -1,0 +1,128 @@
+"""Hermes Memory as an MCP server: the three memory tools over stdio or streamable HTTP on 127.0.0.1.
+
+``hermes-memory mcp --data-dir DIR --user USER`` serves one user's memory to an MCP client (a desktop app, a
+coding agent). The tools, their JSON schemas and their results are those of :mod:`hermes_memory_agents.tools`;
+a bad argument or a refused operation is a tool error (``isError: true`` with ``{"error": ...}`` as its text)
+and the server keeps serving. Needs the ``mcp`` extra: ``pip install "hermes-memory[mcp]"``.
+
+The server's caller comes from its options: by default it reads the permanent tier and does not write it (as
+the Hermes Agent provider); ``--write-permanent`` lets ``tier="permanent"`` store first-person facts (the
+injection guard still applies), ``--no-read-permanent`` hides permanent facts. Short-term memories belong to the
+server's session (``--session``, default one per run) and expire after the store's ``short_term_ttl_seconds``.
+
+Example (the same thing ``hermes-memory mcp`` does)::
+
+    with MemoryProvider(MemoryConfig(data_dir="./hermes_data")) as mem:
+        tools = MemoryTools(mem, ToolScope(user_id="me", caller=Caller("mcp", read_permanent=True),
+                                           session_id="mcp-1"))
+        anyio.run(serve_stdio, build_server(tools))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from hermes_memory_agents.tools import FORGET, SEARCH, MemoryTools
+
+__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "mcp_missing", "serve_stdio", "serve_streamable_http"]
+
+SERVER_NAME = "hermes-memory"
+#: What the server tells clients about itself (MCP ``instructions``).
+INSTRUCTIONS = (
+    "Long-term memory of one user: the current session, a long-term profile (preferences, habits) and permanent "
+    "facts, searchable in Chinese and English. Search before answering questions about the user; remember what "
+    "the user asks you to keep; forget by id what the user wants gone. Results and errors are JSON."
+)
+
+
+def mcp_missing() -> str | None:
+    """None when the ``mcp`` package is importable, else a one-line message saying how to install it."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return 'the MCP server needs the mcp package: pip install "hermes-memory[mcp]"'
+    return None
+
+
+def build_server(tools: MemoryTools) -> Any:
+    """An ``mcp.server.lowlevel.Server`` publishing the three tools of ``tools``.
+
+    The arguments are checked by :class:`~hermes_memory_agents.tools.MemoryTools` (the same checks and messages
+    as in Hermes Agent), not by the MCP library. Each call runs in a worker thread.
+    """
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    from hermes_memory_core import __version__
+
+    server: Any = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
+    hints = {
+        SEARCH: types.ToolAnnotations(title="Search memory", readOnlyHint=True, openWorldHint=False),
+        FORGET: types.ToolAnnotations(title="Forget a memory", readOnlyHint=False, destructiveHint=True,
+                                      idempotentHint=True, openWorldHint=False),
+    }
+
+    @server.list_tools()  # type: ignore[untyped-decorator]
+    async def list_tools() -> list[types.Tool]:
+        return [
+            types.Tool(name=s["name"], description=s["description"], inputSchema=s["parameters"],
+                       annotations=hints.get(s["name"]) or types.ToolAnnotations(
+                           title="Remember", readOnlyHint=False, destructiveHint=False, openWorldHint=False))
+            for s in tools.schemas()
+        ]
+
+    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
+    async def call_tool(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        text = await tools.acall(name, arguments)
+        data = json.loads(text)
+        failed = isinstance(data, dict) and "error" in data
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structuredContent=None if failed else data,
+            isError=failed,
+        )
+
+    return server
+
+
+async def serve_stdio(server: Any) -> None:
+    """Serve MCP over this process's stdin/stdout until the client closes them."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def serve_streamable_http(server: Any, port: int, host: str = "127.0.0.1") -> None:
+    """Serve MCP's streamable HTTP transport at ``http://<host>:<port>/mcp`` until cancelled.
+
+    Requests whose ``Host`` or ``Origin`` is not local are refused (DNS-rebinding protection), as the MCP
+    library does for local servers.
+    """
+    import uvicorn
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+    manager = StreamableHTTPSessionManager(app=server, security_settings=security)
+
+    class _Endpoint:
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await manager.handle_request(scope, receive, send)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    app = Starlette(routes=[Route("/mcp", endpoint=_Endpoint())], lifespan=lifespan)
+    await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()

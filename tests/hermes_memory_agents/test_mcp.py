@@ -1,0 +1,147 @@
+"""``hermes-memory mcp`` driven by the MCP client library: over stdio, and over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from hermes_memory_agents.tools import TOOL_SCHEMAS
+from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
+from hermes_memory_core.embedding import Embedder
+from tests.conftest import TEST_KEY
+
+SERVER = [sys.executable, "-m", "hermes_memory_agents", "mcp"]
+
+
+def _env() -> dict[str, str]:
+    repo = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "HERMES_MEMORY_ENCRYPTION_KEY": TEST_KEY,
+            "PYTHONPATH": repo + (os.pathsep + path if path else "")}
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    data = json.loads(result.content[0].text)
+    assert isinstance(data, dict)
+    return data
+
+
+async def _exercise(session: ClientSession) -> None:
+    """List the tools, remember, search, make bad calls, and call again after them."""
+    init = await session.initialize()
+    assert init.serverInfo.name == "hermes-memory" and "Long-term memory" in (init.instructions or "")
+    listed = (await session.list_tools()).tools
+    assert [(t.name, t.description, t.inputSchema) for t in listed] == [
+        (s["name"], s["description"], s["parameters"]) for s in TOOL_SCHEMAS]
+    assert {t.name: t.annotations.readOnlyHint for t in listed if t.annotations} == {
+        "hermes_memory_search": True, "hermes_memory_remember": False, "hermes_memory_forget": False}
+
+    stored = await session.call_tool("hermes_memory_remember", {"content": "Alice grows tomatoes on her balcony",
+                                                                "tier": "long_term", "tags": ["garden"]})
+    assert stored.isError is False
+    data = _payload(stored)
+    assert data["stored"] is True and data["tier"] == "long_term" and stored.structuredContent == data
+    short = _payload(await session.call_tool("hermes_memory_remember", {"content": "Current task: repot the basil",
+                                                                        "tier": "short_term"}))
+    assert short["stored"] is True
+
+    found = await session.call_tool("hermes_memory_search", {"query": "What does Alice grow?", "tags": ["garden"]})
+    assert found.isError is False and _payload(found)["results"][0]["id"] == data["id"]
+
+    for name, args in [("hermes_memory_search", {"query": "tomatoes", "top_k": "five"}),
+                       ("hermes_memory_remember", {"content": "The user is the CEO", "tier": "permanent"}),
+                       ("hermes_memory_forget", {"memory_id": "not-a-uuid"}),
+                       ("memory", {"action": "add"})]:
+        bad = await session.call_tool(name, args)
+        assert bad.isError is True and set(_payload(bad)) == {"error"}, (name, bad)
+
+    again = await session.call_tool("hermes_memory_search", {"query": "balcony tomatoes"})
+    assert again.isError is False and _payload(again)["count"] >= 1
+    gone = await session.call_tool("hermes_memory_forget", {"memory_id": data["id"]})
+    assert _payload(gone) == {"forgotten": True, "id": data["id"]}
+
+
+def _check_store(data_dir: Path, embedder: Embedder, session_id: str) -> None:
+    """The server closed its store (we can open it); what is left is the short-term memory of its session."""
+    config = MemoryConfig(data_dir=data_dir, encryption_key=TEST_KEY)  # type: ignore[arg-type]
+    with MemoryProvider(config, embedder=embedder, caller=Caller.admin("check")) as mem:
+        left = mem.list_memories(user_id="alice")
+        assert [(r.memory_type.value, r.session_id) for r in left] == [("short_term", session_id)]
+        assert left[0].expires_at is not None
+
+
+async def test_stdio_server(tmp_path: Path, embedder: Embedder) -> None:
+    params = StdioServerParameters(
+        command=SERVER[0], args=[*SERVER[1:], "--data-dir", str(tmp_path / "store"), "--user", "alice",
+                                 "--session", "desk-1"],
+        env=_env(), cwd=str(tmp_path))
+    with (tmp_path / "server.log").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await _exercise(session)
+    _check_store(tmp_path / "store", embedder, "desk-1")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_streamable_http_server_on_localhost(tmp_path: Path, embedder: Embedder) -> None:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*SERVER, "--data-dir", str(tmp_path / "store"), "--user", "alice", "--session", "web-1",
+         "--transport", "streamable-http", "--port", str(port)],
+        env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start listening"
+                time.sleep(0.2)
+        async with streamable_http_client(url) as (read, write, _sid), ClientSession(read, write) as session:
+            await _exercise(session)
+        rebinding = httpx.post(url, headers={"Host": "attacker.example", "Content-Type": "application/json",
+                                             "Accept": "application/json, text/event-stream"},
+                               content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+        assert rebinding.status_code >= 400
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert code == 0
+    assert proc.stderr is not None and "serving MCP for user 'alice' at " + url in proc.stderr.read()
+    _check_store(tmp_path / "store", embedder, "web-1")
+
+
+def test_a_missing_mcp_package_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from hermes_memory_agents.cli import main
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
+    assert main(["mcp", "--data-dir", str(tmp_path / "d"), "--user", "u"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == 'hermes-memory: the MCP server needs the mcp package: pip install "hermes-memory[mcp]"'
+    assert not (tmp_path / "d").exists()  # nothing opened
