@@ -8,10 +8,11 @@ from importlib import metadata as _metadata
 from langchain_hermes_memory.chat_history import HermesChatMessageHistory
 from langchain_hermes_memory.llm import LangChainLLM
 from langchain_hermes_memory.retrievers import HermesRetriever
+from langchain_hermes_memory.store import HermesStore
 
 try:
     __version__ = _metadata.version("hermes-memory")
 except _metadata.PackageNotFoundError:  # pragma: no cover
     __version__ = "0.0.0+local"
 
-__all__ = ["HermesChatMessageHistory", "HermesRetriever", "LangChainLLM", "__version__"]
+__all__ = ["HermesChatMessageHistory", "HermesRetriever", "HermesStore", "LangChainLLM", "__version__"]
