@@ -84,7 +84,7 @@ async def test_thirty_turns_two_users_two_threads(mem: MemoryProvider) -> None:
         turns += 1
     assert turns == 30
 
-    for user, (fact, keyword, _question) in facts.items():
+    for user, (_fact, keyword, _question) in facts.items():
         other_keyword = next(k for u, (_f, k, _q) in facts.items() if u != user)
         # the fact told in thread 1 reaches the model's request in thread 2, inside the memory block
         system = ScriptedChatModel.system_text(second[user][0])
