@@ -197,7 +197,8 @@ class HermesStore(BaseStore):
       fields (LangGraph path syntax). The store's default ``index_fields=["$"]`` indexes every string of the
       value (its JSON when it holds none). Only the first ``max_content_chars`` characters are indexed.
     - ``list_namespaces`` (``prefix``/``suffix`` with ``"*"``, ``max_depth``, ``limit``/``offset``) lists the
-      namespaces holding items, sorted.
+      namespaces holding items, sorted, from a registry the store keeps in the core (under a reserved user);
+      after restoring a per-user export bundle, :meth:`reindex_namespaces` rebuilds it.
     - Values are kept as given, except that when the core redacts PII in long-term memories
       (``MemoryConfig.redact_pii``, the default) the strings of the value are redacted too, so no PII reaches
       long-term storage through the store; ``redact_values=False`` keeps them verbatim.
@@ -482,7 +483,7 @@ class HermesStore(BaseStore):
                     updates.append((w, latest))
                 else:
                     new_items.append(self._new_item(w, None))
-            new_namespaces = list(dict.fromkeys(w.namespace for w in writes if w.value is not None))
+            new_namespaces = {w.namespace: w.owner for w in writes if w.value is not None}
             registry = self._registry_items(new_namespaces)
             if new_items or registry:
                 self.memory.add_many([*new_items, *registry])
@@ -504,8 +505,8 @@ class HermesStore(BaseStore):
                           importance=self._importance, tags=_tags(w.namespace, w.key, w.indexed),
                           metadata=self._metadata(w, created_at))
 
-    def _registry_items(self, namespaces: Sequence[tuple[str, ...]]) -> list[MemoryItem]:
-        """Registry entries for the namespaces not yet registered (checked in the store, then remembered)."""
+    def _registry_items(self, namespaces: dict[tuple[str, ...], str]) -> list[MemoryItem]:
+        """Registry entries for the namespaces (→ owner) not yet registered (checked in the store, then cached)."""
         unknown = [ns for ns in namespaces if ns not in self._registered]
         if not unknown:
             return []
@@ -517,9 +518,32 @@ class HermesStore(BaseStore):
         return [
             MemoryItem(content="langgraph namespace " + " / ".join(ns), user_id=REGISTRY_USER_ID,
                        memory_type=MemoryType.LONG_TERM, importance=1.0, tags=(TAG_NAMESPACE, _exact_tag(ns)),
-                       metadata={"langgraph_namespace": list(ns), "owner": self.policy.owner(ns)})
+                       metadata={"langgraph_namespace": list(ns), "owner": namespaces[ns]})
             for ns in unknown if ns not in present
         ]
+
+    # ------------------------------------------------------------------ maintenance
+    def reindex_namespaces(self) -> int:
+        """Rebuild the namespace registry that :meth:`list_namespaces` reads from the items themselves.
+
+        Needed after restoring a per-user export bundle (``export(user_id=...)`` carries that user's items, not
+        the store's registry); get, put and search work without it. Reads every store item once.
+
+        Returns:
+            How many namespaces were missing from the registry and are now registered.
+        """
+        found: dict[tuple[str, ...], str] = {}
+        for owner in self.memory.stats().by_user:
+            if owner != REGISTRY_USER_ID:
+                for e in self._entries(owner, [TAG_ITEM]):
+                    found.setdefault(e.namespace, owner)
+        with self._lock:
+            self._registered.clear()
+            items = self._registry_items(found)
+            if items:
+                self.memory.add_many(items)
+            self._registered.update(found)
+        return len(items)
 
 
 def _does_match(cond: MatchCondition, namespace: tuple[str, ...]) -> bool:

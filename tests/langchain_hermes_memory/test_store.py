@@ -236,3 +236,19 @@ def test_other_configs(tmp_path: Path, embedder: Embedder) -> None:
     config = MemoryConfig(data_dir=tmp_path / "s", redact_pii=False)
     with MemoryProvider(config, embedder=embedder) as mem:
         assert HermesStore(mem).redact_values is False
+
+
+def test_a_per_user_bundle_lists_its_namespaces_after_reindexing(tmp_path: Path, embedder: Embedder) -> None:
+    with MemoryProvider(make_config(tmp_path / "store"), embedder=embedder, caller=ADMIN) as mem:
+        store = HermesStore(mem)
+        store.put(("memories", "alice"), "a", {"content": "Alice plays the cello"})
+        store.put(("memories", "alice", "work"), "b", {"content": "Alice reviews PRs on Mondays"})
+        store.put(("memories", "bob"), "c", {"content": "Bob plays chess"})
+        mem.export(tmp_path / "alice", user_id="alice")
+    with MemoryProvider.restore(tmp_path / "alice", make_config(tmp_path / "new"), embedder=embedder,
+                                caller=ADMIN) as restored:
+        store = HermesStore(restored)
+        assert store.get(("memories", "alice", "work"), "b") is not None  # items are there at once
+        assert store.list_namespaces() == []  # the registry stayed behind
+        assert store.reindex_namespaces() == 2 and store.reindex_namespaces() == 0
+        assert store.list_namespaces() == [("memories", "alice"), ("memories", "alice", "work")]
