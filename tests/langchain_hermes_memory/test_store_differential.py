@@ -15,6 +15,7 @@ score) and then the unindexed ones, so the test compares sets and that split.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +23,10 @@ from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp,
 from langgraph.store.memory import InMemoryStore
 
 from hermes_memory_core import MemoryProvider
+from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesStore
 from langchain_hermes_memory.namespaces import HermesNamespaceError
+from tests.conftest import ADMIN, BACKENDS, make_config
 
 USERS = ["alice", "bob", "carol"]
 NAMESPACES = [
@@ -105,10 +108,15 @@ def _indexed(op: PutOp) -> bool:
     return op.index is None or bool(str(op.value.get("text", "")).strip())
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_random_batches_agree_with_in_memory_store(mem: MemoryProvider, seed: int) -> None:
-    rng = random.Random(seed)
-    store, ref = HermesStore(mem), InMemoryStore()
+def test_random_batches_agree_with_in_memory_store(tmp_path: Path, embedder: Embedder, backend: str, seed: int) -> None:
+    with MemoryProvider(make_config(tmp_path / "store", backend), embedder=embedder, caller=ADMIN) as mem:
+        _run(HermesStore(mem), random.Random(seed))
+
+
+def _run(store: HermesStore, rng: random.Random) -> None:
+    ref = InMemoryStore()
     written: dict[tuple[tuple[str, ...], str], int] = {}  # (namespace, key) -> write order
     indexed: dict[tuple[tuple[str, ...], str], bool] = {}
     clock = 0
