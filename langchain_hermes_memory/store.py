@@ -545,6 +545,10 @@ class HermesStore(BaseStore):
             self._registered.update(found)
         return len(items)
 
+    async def areindex_namespaces(self) -> int:
+        """Async twin of :meth:`reindex_namespaces`."""
+        return await asyncio.to_thread(self.reindex_namespaces)
+
 
 def _does_match(cond: MatchCondition, namespace: tuple[str, ...]) -> bool:
     """LangGraph's namespace match: the path is a prefix (or suffix) of the namespace, ``"*"`` matching any label."""

@@ -3,6 +3,7 @@ persistence and portability. (The random differential test against InMemoryStore
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,10 @@ EN_QUESTIONS = {"coffee": "What does the user have for a morning drink?", "city"
                 "japanese": "Which foreign language is the user studying?",
                 "go": "What programming language does the user use?", "kid": "How old are the user's children?",
                 "hike": "What sport does the user do on Saturdays?"}
+
+
+def await_(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
 
 
 @pytest.fixture
@@ -145,6 +150,9 @@ def test_filters_limits_and_order(store: HermesStore) -> None:
     assert [i.key for i in store.search(ns, query="task", filter={"state": "done"}, limit=10)] in (["t4", "t5"], ["t5", "t4"])
     with pytest.raises(InvalidInputError, match="unsupported filter operator"):
         store.search(ns, filter={"prio": {"$in": [1, 2]}})
+    store.put(ns, "note", {"content": "no priority", "state": "open"})  # a range never matches a missing field
+    assert "note" not in [i.key for i in store.search(ns, filter={"prio": {"$gte": 0}})]
+    assert "note" in [i.key for i in store.search(ns, filter={"prio": {"$ne": 1}})]  # $ne does, as in LangGraph
 
 
 def test_list_namespaces(store: HermesStore) -> None:
@@ -250,5 +258,5 @@ def test_a_per_user_bundle_lists_its_namespaces_after_reindexing(tmp_path: Path,
         store = HermesStore(restored)
         assert store.get(("memories", "alice", "work"), "b") is not None  # items are there at once
         assert store.list_namespaces() == []  # the registry stayed behind
-        assert store.reindex_namespaces() == 2 and store.reindex_namespaces() == 0
+        assert store.reindex_namespaces() == 2 and await_(store.areindex_namespaces()) == 0
         assert store.list_namespaces() == [("memories", "alice"), ("memories", "alice", "work")]
