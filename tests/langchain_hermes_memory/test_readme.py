@@ -23,9 +23,12 @@ def _langchain_snippets() -> list[str]:
 
 
 def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("langmem")
     snippets = _langchain_snippets()
     assert len(snippets) == 4
+    try:
+        import langmem  # noqa: F401 - installed with the dev extra
+    except ImportError:
+        snippets = [code for code in snippets if "langmem" not in code]
     monkeypatch.chdir(tmp_path)  # the snippets use ./hermes_data
     model = ScriptedChatModel()
     model.say(tool_call("manage_memory", {"content": "I live in Hangzhou and work remotely"}, "c1"), "Noted.",
@@ -41,7 +44,8 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
         store = scope["store"]
         assert [i.key for i in store.search(("memories", "alice"), query="她主要用什么编程语言？", limit=1)] == ["lang"]
         assert store.list_namespaces(prefix=("memories",), max_depth=2) == [("memories", "alice")]
-        assert "window seats" in str(store.search(("memories", "alice"), query="seat preference")[0].value)
+        if "langmem_tools" in scope:
+            assert "window seats" in str(store.search(("memories", "alice"), query="seat preference")[0].value)
         assert model.requests[-1][-1].content == "我平时写 Python 比较多"
     finally:
         scope["mem"].close()
