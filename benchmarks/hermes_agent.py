@@ -40,7 +40,7 @@ FACT_QUERIES = ["What is my name?", "What am I allergic to?", "Where was I born?
 
 def _ms(values: list[float]) -> tuple[float, float, float]:
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return statistics.median(ordered) * 1000, p95 * 1000, ordered[-1] * 1000
 
 
@@ -88,10 +88,11 @@ def run_size(n: int, queries: list[str], embedder: Any, hermes_dir: str | None) 
             manager = MemoryManager()
             manager.add_provider(provider)
             hermes = [_timed(manager.prefetch_all, q) for q in queries]
-        syncs = []
-        for i in range(12):
-            syncs.append(_timed(provider.sync_turn, f"Step {i}: I moved the report job to Airflow, run {i}",
-                                f"Done with step {i}.", session_id="bench"))
+        syncs = [
+            _timed(provider.sync_turn, f"Step {i}: I moved the report job to Airflow, run {i}", f"Done with step {i}.",
+                   session_id="bench")
+            for i in range(12)
+        ]
         end = _timed(provider.on_session_end, [])
         provider.shutdown()
     return {"asked": _ms(asked), "fillers": _ms(fillers), "raw": _ms(raw), "hermes": _ms(hermes) if hermes else None,

@@ -36,7 +36,7 @@ def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
 def _config(args: argparse.Namespace) -> Any:
     from hermes_memory_core import MemoryConfig
 
-    overrides: dict[str, Any] = {"data_dir": args.data_dir}
+    overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
     if getattr(args, "embedding_model", None):
         overrides["embedding_model"] = args.embedding_model
     return MemoryConfig.load(args.config, **overrides)
@@ -144,8 +144,9 @@ def common_parent() -> argparse.ArgumentParser:
     """The options every ``hermes-memory`` command takes, as ``hermes_memory_core.cli`` defines them (for
     :func:`main`; a test keeps the two in step)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", default=os.environ.get("HERMES_MEMORY_DATA_DIR", "./hermes_data"),
-                        help="directory of the embedded store (default: ./hermes_data)")
+    common.add_argument("--data-dir", default=None,
+                        help="directory of the embedded store (default: data_dir of --config, else "
+                        "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)")
     common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
     common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")

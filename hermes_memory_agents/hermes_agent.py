@@ -89,7 +89,7 @@ def default_hermes_home() -> Path:
     """Hermes' home: ``hermes_constants.get_hermes_home()`` inside Hermes, else ``$HERMES_HOME``, else
     ``~/.hermes``."""
     try:
-        from hermes_constants import get_hermes_home  # type: ignore[import-not-found]
+        from hermes_constants import get_hermes_home
 
         return Path(get_hermes_home())
     except ImportError:
@@ -348,11 +348,15 @@ class HermesAgentProvider:
             return ""
         lines = [
             "# Hermes Memory",
-            f"Long-term memory of user {self.user_id!r}: the current session, a long-term profile (preferences, "
-            "habits) and permanent facts. Memories relevant to each message are recalled for you before the turn.",
-            "Use hermes_memory_search to look up something specific, hermes_memory_remember to keep what the user "
-            "asks you to remember (tier 'permanent' only for a hard fact quoted in the user's own words), and "
-            "hermes_memory_forget to delete a wrong memory by its id.",
+            (
+                f"Long-term memory of user {self.user_id!r}: the current session, a long-term profile (preferences, "
+                "habits) and permanent facts. Memories relevant to each message are recalled for you before the turn."
+            ),
+            (
+                "Use hermes_memory_search to look up something specific, hermes_memory_remember to keep what the user "
+                "asks you to remember (tier 'permanent' only for a hard fact quoted in the user's own words), and "
+                "hermes_memory_forget to delete a wrong memory by its id."
+            ),
         ]
         if not self.writes:
             lines.append(f"This is a {self.agent_context} context: memory is read-only.")

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.memory_provider import MemoryProvider  # type: ignore[import-not-found]
+from agent.memory_provider import MemoryProvider
 
 from hermes_memory_agents.hermes_agent import HermesAgentProvider
 
 __all__ = ["HermesMemoryProvider", "register"]
 
 
-class HermesMemoryProvider(HermesAgentProvider, MemoryProvider):  # type: ignore[misc]
+class HermesMemoryProvider(HermesAgentProvider, MemoryProvider):
     """Hermes Memory as Hermes Agent's memory provider ``hermes_memory`` (see
     :class:`~hermes_memory_agents.hermes_agent.HermesAgentProvider` for every hook)."""
 

@@ -65,7 +65,7 @@ def build_server(tools: MemoryTools) -> Any:
                                       idempotentHint=True, openWorldHint=False),
     }
 
-    @server.list_tools()  # type: ignore[untyped-decorator]
+    @server.list_tools()
     async def list_tools() -> list[types.Tool]:
         return [
             types.Tool(name=s["name"], description=s["description"], inputSchema=s["parameters"],
@@ -74,7 +74,7 @@ def build_server(tools: MemoryTools) -> Any:
             for s in tools.schemas()
         ]
 
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
+    @server.call_tool(validate_input=False)
     async def call_tool(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         text = await tools.acall(name, arguments)
         data = json.loads(text)

@@ -29,8 +29,11 @@ from hermes_memory_core.llm import LLM, CallableLLM
 from hermes_memory_core.provider import MemoryProvider
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
+from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
+from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 from hermes_memory_core.types import (
     MemoryHit,
     MemoryItem,
@@ -55,10 +58,12 @@ __all__ = [
     "EmbeddingError",
     "EmptyContentError",
     "EncryptionKeyError",
+    "ExtractiveSummarizer",
     "ForgetReport",
     "HermesMemoryError",
     "InvalidIdError",
     "InvalidInputError",
+    "LLMSummarizer",
     "MemoryConfig",
     "MemoryHit",
     "MemoryItem",
@@ -71,14 +76,19 @@ __all__ = [
     "PermissionDeniedError",
     "RankingConfig",
     "ReconcileReport",
+    "RedactionResult",
+    "Redactor",
     "RememberResult",
     "SessionMemory",
     "SessionView",
     "StoreClosedError",
     "StoreLockedError",
     "StoreStats",
+    "Summarizer",
     "UnknownMemoryTypeError",
+    "WriteVerdict",
     "__version__",
+    "check_memory_write",
     "needs_permanent",
     "should_recall",
 ]

@@ -18,9 +18,17 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMes
 from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.runtime import Runtime
 
-from hermes_memory_core import Caller, InvalidInputError, MemoryHit, MemoryProvider
-from hermes_memory_core.short_term import ExtractiveSummarizer, LLMSummarizer, SessionMemory, SessionView
-from hermes_memory_core.trust import check_memory_write
+from hermes_memory_core import (
+    Caller,
+    ExtractiveSummarizer,
+    InvalidInputError,
+    LLMSummarizer,
+    MemoryHit,
+    MemoryProvider,
+    SessionMemory,
+    SessionView,
+    check_memory_write,
+)
 from langchain_hermes_memory.chat_history import _to_core
 from langchain_hermes_memory.identity import current_config, thread_id_of, user_id_of
 from langchain_hermes_memory.llm import LangChainLLM, message_text

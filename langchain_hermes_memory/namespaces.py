@@ -76,7 +76,7 @@ def check_labels(namespace: Sequence[object], what: str = "namespace") -> tuple[
             raise HermesNamespaceError(f"{what} {tuple(namespace)!r}: labels cannot be empty")
         if "." in label or "\x00" in label:
             raise HermesNamespaceError(f"{what} {tuple(namespace)!r}: label {label!r} contains '.' or NUL")
-    return tuple(namespace)  # type: ignore[arg-type]
+    return tuple(namespace)
 
 
 def check_user_id(user_id: object, where: str) -> str:

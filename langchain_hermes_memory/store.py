@@ -14,6 +14,7 @@ written into ``("memories", "alice")`` is therefore one of Alice's memories ever
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import threading
@@ -44,8 +45,8 @@ from hermes_memory_core import (
     MemoryRecord,
     MemoryType,
     NotFoundError,
+    Redactor,
 )
-from hermes_memory_core.trust import Redactor
 from langchain_hermes_memory.namespaces import (
     DEFAULT_USER_NAMESPACES,
     REGISTRY_USER_ID,
@@ -270,7 +271,7 @@ class HermesStore(BaseStore):
             if isinstance(op, GetOp):
                 results.append(got[(tuple(op.namespace), str(op.key))])
             elif isinstance(op, SearchOp) and owner is not None:
-                results.append(self._search(op, owner))  # type: ignore[arg-type]
+                results.append(self._search(op, owner))
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._list_namespaces(op))
             else:
@@ -494,10 +495,8 @@ class HermesStore(BaseStore):
                 except NotFoundError:  # deleted meanwhile by another writer
                     self.memory.add_many([self._new_item(w, e.created_at)])
             for owner, mid in deletes:
-                try:
+                with contextlib.suppress(NotFoundError):  # deleted meanwhile by another writer
                     self.memory.delete(mid, user_id=owner, reason="langgraph store delete")
-                except NotFoundError:
-                    pass
             self._registered.update(new_namespaces)
 
     def _new_item(self, w: _Write, created_at: float | None) -> MemoryItem:

@@ -25,8 +25,8 @@ from hermes_memory_core import (
     MemoryProvider,
     MemoryType,
     NotFoundError,
+    check_memory_write,
 )
-from hermes_memory_core.trust import check_memory_write
 from langchain_hermes_memory.identity import user_id_of
 from langchain_hermes_memory.llm import LangChainLLM
 from langchain_hermes_memory.namespaces import check_user_id

@@ -38,7 +38,7 @@ def check_value(value: object) -> dict[str, Any]:
         copied = json.loads(json.dumps(dict(value), ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"a store value must be JSON-serialisable: {exc}") from exc
-    return copied  # type: ignore[no-any-return]
+    return copied
 
 
 def check_index(index: object) -> None:

@@ -16,7 +16,7 @@ import sys
 if len(sys.argv) > 2 and sys.argv[2]:
     sys.path.append(sys.argv[2])
 
-from run_agent import AIAgent  # noqa: E402
+from run_agent import AIAgent
 
 agent = AIAgent(base_url=sys.argv[1], api_key="test", model="canned-model", quiet_mode=True,
                 skip_context_files=True, max_iterations=5, session_id="sess-1", enabled_toolsets=["memory"])

@@ -170,7 +170,7 @@ def test_plugin_finds_hermes_memory_where_it_was_installed(hermes_agent_dir: Pat
 @pytest.mark.slow
 def test_a_whole_aiagent_turn_loop_with_canned_completions(
     hermes_agent_dir: Path, hermes_runtime_dir: Path | None, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-    embedder: Any,
+    real_embedder: Any,
 ) -> None:
     """Hermes' own agent loop: the model (canned) calls hermes_memory_remember with the user's words; the next
     turn's prompt carries the recalled fact in Hermes' <memory-context> block; the session end extracts it."""
@@ -210,7 +210,7 @@ def test_a_whole_aiagent_turn_loop_with_canned_completions(
     assert "- The user is allergic to peanuts [permanent," in asked
 
     config = MemoryConfig(data_dir=home / "hermes_memory", encryption_key=TEST_KEY)  # type: ignore[arg-type]
-    with MemoryProvider(config, embedder=embedder, caller=Caller("check", read_permanent=True)) as mem:
+    with MemoryProvider(config, embedder=real_embedder, caller=Caller("check", read_permanent=True)) as mem:
         facts = mem.list_memories(user_id="default", memory_types=["permanent"])
         assert [f.content for f in facts] == ["The user is allergic to peanuts"]
         assert mem.session("default", "sess-1").view().turns == []  # extracted at the session's end

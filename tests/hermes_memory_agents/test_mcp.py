@@ -84,7 +84,7 @@ def _check_store(data_dir: Path, embedder: Embedder, session_id: str) -> None:
         assert left[0].expires_at is not None
 
 
-async def test_stdio_server(tmp_path: Path, embedder: Embedder) -> None:
+async def test_stdio_server(tmp_path: Path, real_embedder: Embedder) -> None:
     params = StdioServerParameters(
         command=SERVER[0], args=[*SERVER[1:], "--data-dir", str(tmp_path / "store"), "--user", "alice",
                                  "--session", "desk-1"],
@@ -92,7 +92,7 @@ async def test_stdio_server(tmp_path: Path, embedder: Embedder) -> None:
     with (tmp_path / "server.log").open("w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await _exercise(session)
-    _check_store(tmp_path / "store", embedder, "desk-1")
+    _check_store(tmp_path / "store", real_embedder, "desk-1")
 
 
 def _free_port() -> int:
@@ -101,7 +101,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_streamable_http_server_on_localhost(tmp_path: Path, embedder: Embedder) -> None:
+async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder: Embedder) -> None:
     port = _free_port()
     proc = subprocess.Popen(
         [*SERVER, "--data-dir", str(tmp_path / "store"), "--user", "alice", "--session", "web-1",
@@ -133,7 +133,7 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, embedder: Emb
             raise
     assert code == 0
     assert proc.stderr is not None and "serving MCP for user 'alice' at " + url in proc.stderr.read()
-    _check_store(tmp_path / "store", embedder, "web-1")
+    _check_store(tmp_path / "store", real_embedder, "web-1")
 
 
 def test_a_missing_mcp_package_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,

@@ -7,7 +7,8 @@ EXPECTED = {
     "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion", "Message", "NotFoundError",
     "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
     "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
-    "should_recall",
+    "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
+    "WriteVerdict", "check_memory_write",
 }
 
 

@@ -38,7 +38,7 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # RunnableWithMessageHistory warns by design
             for code in snippets:
-                exec(compile(code, str(README), "exec"), scope)  # noqa: S102 - the README is ours
+                exec(compile(code, str(README), "exec"), scope)
         system = ScriptedChatModel.system_text(model.requests[2])  # the question asked in thread t2
         assert MEMORY_BLOCK_START in system and "Hangzhou" in system
         store = scope["store"]

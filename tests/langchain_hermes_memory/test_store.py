@@ -49,7 +49,8 @@ def store(mem: MemoryProvider) -> HermesStore:
 
 
 @pytest.mark.parametrize(("memories", "questions"), [(ZH, ZH_QUESTIONS), (EN, EN_QUESTIONS)], ids=["zh", "en"])
-def test_semantic_search_in_each_language(store: HermesStore, memories: dict, questions: dict) -> None:
+def test_semantic_search_in_each_language(real_mem: MemoryProvider, memories: dict, questions: dict) -> None:
+    store = HermesStore(real_mem)
     store.batch([PutOp(("memories", "u"), k, {"content": v}) for k, v in memories.items()])
     store.put(("memories", "u", "archive"), "old", {"content": memories["coffee"]}, index=False)
     first = 0
@@ -197,14 +198,16 @@ def test_pii_in_values_follows_the_cores_policy(mem: MemoryProvider) -> None:
 
 def test_limits_are_clear_errors(tmp_path: Path, embedder: Embedder) -> None:
     with MemoryProvider(make_config(tmp_path / "a", max_metadata_bytes=600), embedder=embedder) as small:
+        store = HermesStore(small)
         with pytest.raises(InvalidInputError, match="max_metadata_bytes"):
-            HermesStore(small).put(("docs",), "big", {"text": "x" * 1000})
-    with MemoryProvider(make_config(tmp_path / "b", max_tags=4), embedder=embedder) as few:
-        with pytest.raises(ConfigError, match="max_tags"):
-            HermesStore(few)
+            store.put(("docs",), "big", {"text": "x" * 1000})
+    with MemoryProvider(make_config(tmp_path / "b", max_tags=4), embedder=embedder) as few, \
+            pytest.raises(ConfigError, match="max_tags"):
+        HermesStore(few)
     with MemoryProvider(make_config(tmp_path / "c", max_tags=6), embedder=embedder) as shallow:
+        store = HermesStore(shallow)
         with pytest.raises(HermesNamespaceError, match="max_tags"):
-            HermesStore(shallow).put(("a", "b"), "k", {"v": 1})
+            store.put(("a", "b"), "k", {"v": 1})
 
 
 async def test_async_api(store: HermesStore) -> None:
