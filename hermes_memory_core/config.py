@@ -68,8 +68,9 @@ class RankingConfig(_Strict):
         ge=0,
         le=2,
         description=(
-            "Share of a conversational neighbour's relevance added to a memory (same session, written within "
-            "context_window_seconds); answers often sit next to the turn that matches the question."
+            "Share of a conversational neighbour's relevance added to a dialogue memory (a turn written with "
+            "add_many(dialogue=True) in the same session, within context_window_seconds); answers often sit next to "
+            "the turn that matches the question. Independent memories get no neighbour boost."
         ),
     )
     keyword_min_score: float = Field(
@@ -81,8 +82,8 @@ class RankingConfig(_Strict):
         0.2,
         ge=0,
         le=1,
-        description="In the keyword leg, weight of a memory's conversational context (the words of the memories "
-        "before and after it in its session) against its own words (1.0).",
+        description="In the keyword leg, weight of a dialogue memory's conversational context (the words of the "
+        "turns before and after it in its session) against its own words (1.0).",
     )
     context_window_seconds: int = Field(
         60, ge=0, description="Two memories of one session this close in created_at count as neighbours."

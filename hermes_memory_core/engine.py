@@ -337,14 +337,15 @@ class MemoryEngine:
         items: Sequence[MemoryItem],
         who: Caller,
         *,
-        dialogue: bool = True,
+        dialogue: bool = False,
         on_progress: Callable[[int, int], None] | None = None,
     ) -> list[str]:
         """Validate every item, then embed and store them in batches; see :meth:`MemoryProvider.add_many`.
 
         Args:
-            dialogue: The memories are turns of a conversation (they give and take keyword context with their
-                session's neighbours).
+            dialogue: The memories are turns of a conversation: those with a session give and take keyword context
+                with the session's neighbouring turns. Independent facts (the default) never do, so when they were
+                written cannot change what a question finds.
         """
         self.need_open()
         now = self.now()

@@ -248,6 +248,7 @@ class MemoryProvider:
         self,
         items: Iterable[MemoryItem | Mapping[str, Any]],
         *,
+        dialogue: bool = False,
         on_progress: Callable[[int, int], None] | None = None,
         caller: Caller | None = None,
     ) -> list[str]:
@@ -258,13 +259,20 @@ class MemoryProvider:
 
         Args:
             items: ``MemoryItem`` objects or mappings with the arguments of :meth:`add`.
+            dialogue: The items are turns of a conversation (a transcript import: one memory per turn, with its
+                session and time). Each turn is then also found by the words of the turns written just before and
+                after it in its session (an answer by its question's words). Leave it False for facts: independent
+                memories never lend each other words, so when they were written never changes a ranking.
             on_progress: Called with ``(done, total)`` after each batch.
             caller: Who writes (permanent memories need ``write_permanent``).
 
         Returns:
             The new ids, in input order.
         """
-        return self.engine.add_items(v.check_items(items), self._who(caller), on_progress=on_progress)
+        if not isinstance(dialogue, bool):
+            raise InvalidInputError(f"dialogue must be True or False, got {dialogue!r}")
+        return self.engine.add_items(v.check_items(items), self._who(caller), dialogue=dialogue,
+                                     on_progress=on_progress)
 
     def update(
         self,

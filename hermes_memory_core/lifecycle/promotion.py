@@ -195,7 +195,7 @@ def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> lis
     results = [p.result for p in plans]
     batch = [(i, p.item) for i, p in enumerate(plans) if p.item is not None and p.item.memory_type is not MemoryType.PERMANENT]
     if batch:
-        ids = engine.add_items([item for _i, item in batch], caller, dialogue=_AS_DIALOGUE)
+        ids = engine.add_items([item for _i, item in batch], caller)
         for (i, _item), mid in zip(batch, ids, strict=True):
             results[i] = replace(results[i], id=mid)
     for i, p in enumerate(plans):
@@ -208,10 +208,7 @@ def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> lis
             engine.update(rec, p.item.content, f"superseded: {p.result.reason}")
             results[i] = replace(results[i], id=current, action="versioned")
         else:
-            mid = engine.add_items([p.item], caller, dialogue=_AS_DIALOGUE)[0]
+            mid = engine.add_items([p.item], caller)[0]
             results[i] = replace(results[i], id=mid)
     return results
 
-
-#: Whether memories the lifecycle writes take part in conversational context (as every memory with a session did).
-_AS_DIALOGUE = True

@@ -86,12 +86,13 @@ def rank(
 def _neighbour_relevance(
     present: Sequence[Candidate], records: Mapping[str, RankRow], base: Mapping[str, float], window: int
 ) -> dict[str, float]:
-    """For each candidate, the higher base relevance of its nearest earlier and later candidate in the same
-    session written within ``window`` seconds (a question and its answer are neighbours)."""
+    """For each dialogue candidate, the higher base relevance of its nearest earlier and later dialogue candidate in
+    the same session written within ``window`` seconds (a question and its answer are neighbours). Independent
+    memories (not written as dialogue) have no neighbours: when they were written never changes their rank."""
     by_session: dict[str, list[tuple[int, str]]] = {}
     for c in present:
         row = records[c.id]
-        if row.session_id is not None:
+        if row.session_id is not None and row.dialogue:
             by_session.setdefault(row.session_id, []).append((row.created_at, c.id))
     out: dict[str, float] = {}
     for items in by_session.values():

@@ -146,7 +146,9 @@ INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
 
 _M005 = """
 ALTER TABLE memory_entries ADD COLUMN dialogue SMALLINT NOT NULL DEFAULT 0;
-UPDATE memory_entries SET dialogue = 1 WHERE session_id IS NOT NULL AND memory_type != 'permanent'
+DELETE FROM memory_keyword_docs;
+INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value
 """
 
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.

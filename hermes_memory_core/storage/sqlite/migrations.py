@@ -177,11 +177,18 @@ def m004_keyword_context(conn: sqlite3.Connection) -> None:
 
 
 def m005_dialogue_flag(conn: sqlite3.Connection) -> None:
-    """A row flag for memories that are turns of a dialogue (they give and take conversational context in the
-    keyword index); until now every non-permanent memory with a session took part, so those are flagged."""
+    """A row flag for memories that are turns of a dialogue: only they give and take conversational context in the
+    keyword index, and only when the writer says so (``add_many(dialogue=True)``). Before, every memory with a
+    session lent its words to the memories written around it, so the time a fact was written changed what
+    questions found. Existing memories become independent facts, and the keyword index is rebuilt at the next
+    open (under the loaded key) without the context it lent."""
     conn.execute("ALTER TABLE memory_entries ADD COLUMN dialogue INTEGER NOT NULL DEFAULT 0")
+    conn.execute("DELETE FROM memory_keyword_docs")
+    for shard in range(KEYWORD_SHARDS):
+        conn.execute(f"DELETE FROM {fts_table(shard)}")
     conn.execute(
-        "UPDATE memory_entries SET dialogue = 1 WHERE session_id IS NOT NULL AND memory_type != 'permanent'"
+        "INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
     )
 
 

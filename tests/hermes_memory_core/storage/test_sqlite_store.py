@@ -80,8 +80,10 @@ def test_a_store_from_before_the_context_field_is_rebuilt_at_open(tmp_path, embe
 
     cfg = make_config(tmp_path / "s")
     with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
-        ask = mem.add("Do you go running?", user_id="u", session_id="chat", created_at=1_700_000_000)
-        answer = mem.add("Yes, every Sunday morning!", user_id="u", session_id="chat", created_at=1_700_000_030)
+        ask, answer = mem.add_many([
+            {"content": "Do you go running?", "user_id": "u", "session_id": "chat", "created_at": 1_700_000_000},
+            {"content": "Yes, every Sunday morning!", "user_id": "u", "session_id": "chat", "created_at": 1_700_000_030},
+        ], dialogue=True)
         secret = mem.add("My passport number is E1234", user_id="u", memory_type="permanent")
         before = [(h.id, round(h.score, 6)) for h in mem.search("running", user_id="u", now=1_700_000_100)]
     # turn the file back into the pre-m004 layout
