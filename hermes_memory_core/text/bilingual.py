@@ -78,8 +78,22 @@ _ZH_STOP = frozenset(
     到 跟 着 过 会 能 要 想 说 去 来 上 下 里 中 时 之 其 以 为 于 而 或 且 但 所 等 几 哪 谁 啥 怎 多 少 些 每 各 该 得
     什么 怎么 怎样 怎么样 为什么 哪里 哪儿 哪个 哪些 哪家 哪种 哪位 哪天 几点 多少 多久 是否 是不是 有没有 会不会
     我们 你们 他们 她们 它们 自己 这个 那个 这些 那些 这样 那样 一个 一下 一些 一般 已经 可以 应该 需要 还是 或者
-    因为 所以 但是 如果 就是 还有 然后 时候 没有""".split()
+    因为 所以 但是 如果 就是 还有 然后 时候 什么时候 没有""".split()
 )
+
+
+# Characters Chinese uses to spell foreign names (卡罗琳 Caroline, 乔恩 Jon, 梅兰妮 Melanie). A run of two or
+# more dictionary pieces made only of these is a transliterated name: its pieces' glosses ("stop", "Rowling",
+# "plum") would only add noise, so it gives no English terms.
+_TRANSLIT = frozenset(
+    """阿埃艾爱安奥巴拜班邦贝本比彼宾波伯布查达戴黛丹道德迪蒂丁东杜多厄恩尔法菲费芬丰弗福芙富盖冈戈格古哈海汉豪赫亨胡华
+    霍基吉加贾杰金卡凯坎康考柯科克肯库拉莱赖兰朗劳勒雷蕾黎里丽利莉林琳露卢鲁路伦罗洛吕马玛迈麦曼梅门蒙米密莫墨穆纳娜
+    乃奈内尼妮诺欧帕派潘佩皮珀普奇琪乔琼萨塞赛桑瑟森沙莎尚舍史斯丝苏索塔泰坦汤唐特提汀托瓦威韦维薇温沃乌西希夏谢辛休
+    雅亚娅扬耶伊尤约泽詹珍朱卓兹佐"""
+)
+
+
+_PRONOUNS = frozenset("我你他她它您")
 
 
 class DictionaryUnavailableError(RuntimeError):
@@ -177,8 +191,23 @@ class BilingualDictionary:
     """
 
     def __init__(self, english: dict[str, tuple[str, ...]], chinese: dict[str, tuple[str, ...]]) -> None:
-        self._english = english
-        self._chinese = chinese
+        # values are kept as "a|b|c" strings (a third of the memory of tuples) and split on lookup
+        self._english = {k: "|".join(v) for k, v in english.items()}
+        self._chinese = {k: "|".join(v) for k, v in chinese.items()}
+
+    @classmethod
+    def _packed(cls, english: dict[str, str], chinese: dict[str, str]) -> BilingualDictionary:
+        self = cls.__new__(cls)
+        self._english, self._chinese = english, chinese
+        return self
+
+    def _words(self, head: str) -> tuple[str, ...]:
+        packed = self._english.get(head)
+        return tuple(packed.split("|")) if packed else ()
+
+    def _heads(self, phrase: str) -> tuple[str, ...]:
+        packed = self._chinese.get(phrase)
+        return tuple(packed.split("|")) if packed else ()
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -209,7 +238,12 @@ class BilingualDictionary:
         sense_count: dict[str, int] = {}
         for simplified, senses in _read_cedict(source):
             sense_count[simplified] = sense_count.get(simplified, 0) + len(senses)
-            if len(simplified) > _MAX_WORD_CHARS or not _HAN.fullmatch(simplified) or simplified in _ZH_STOP:
+            if (
+                len(simplified) > _MAX_WORD_CHARS
+                or not _HAN.fullmatch(simplified)
+                or simplified in _ZH_STOP
+                or (len(simplified) > 1 and simplified[0] in _PRONOUNS)  # 我去 "oh my god" would eat 我/去了
+            ):
                 continue
             taken = senses_seen.get(simplified, 0)
             got_words = words.setdefault(simplified, [])
@@ -249,9 +283,9 @@ class BilingualDictionary:
         with gzip.open(Path(path), "wt", encoding="utf-8", compresslevel=9) as out:
             out.write(f"# Derived from {CEDICT_LICENSE}; see data/README.md\n")
             for head, glosses in sorted(self._english.items()):
-                out.write(f"Z\t{head}\t{'|'.join(glosses)}\n")
+                out.write(f"Z\t{head}\t{glosses}\n")
             for word, heads in sorted(self._chinese.items()):
-                out.write(f"E\t{word}\t{'|'.join(heads)}\n")
+                out.write(f"E\t{word}\t{heads}\n")
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> BilingualDictionary:
@@ -263,14 +297,14 @@ class BilingualDictionary:
         source = Path(path) if path is not None else SHIPPED_TERMS
         if not source.is_file():
             raise DictionaryUnavailableError(f"no bilingual term file at {source}")
-        maps: dict[str, dict[str, tuple[str, ...]]] = {"Z": {}, "E": {}}
+        maps: dict[str, dict[str, str]] = {"Z": {}, "E": {}}
         with gzip.open(source, "rt", encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("#"):
                     continue
                 kind, key, values = line.rstrip("\n").split("\t")
-                maps[kind][key] = tuple(values.split("|"))
-        return cls(maps["Z"], maps["E"])
+                maps[kind][key] = values
+        return cls._packed(maps["Z"], maps["E"])
 
     # ------------------------------------------------------------------ lookups
     def __len__(self) -> int:
@@ -281,29 +315,49 @@ class BilingualDictionary:
 
     def glosses(self, word: str) -> tuple[str, ...]:
         """English content words of one Chinese headword (``()`` if unknown or a stop word)."""
-        return self._english.get(word, ())
+        return self._words(word)
 
     def headwords(self, phrase: str) -> tuple[str, ...]:
         """Chinese headwords that translate an English word or two-word phrase (normalised), best first."""
-        return self._chinese.get(" ".join(english_words(phrase)), ())
+        return self._heads(" ".join(english_words(phrase)))
 
     def segment(self, text: str) -> list[str]:
-        """Cut each run of Chinese characters into dictionary words by forward longest match.
+        """Cut each run of Chinese characters into dictionary words.
 
-        Characters no headword starts with come out alone. Non-Chinese text is skipped.
+        Both forward and backward longest match are tried; the cut with fewer pieces wins, then the one with
+        fewer single characters, then the backward one (the usual bidirectional rule: "我去了意大利" is
+        我/去/了/意大利, not the slang 我去 "oh my god"). Non-Chinese text is skipped.
         """
         out: list[str] = []
         norm = unicodedata.normalize("NFKC", text)
         for run in _HAN.findall(norm):
-            i = 0
-            while i < len(run):
-                for size in range(min(_MAX_WORD_CHARS, len(run) - i), 0, -1):
-                    piece = run[i : i + size]
-                    if size == 1 or piece in self._english or piece in _ZH_STOP:
-                        out.append(piece)
-                        i += size
-                        break
+            forward, backward = self._forward(run), self._backward(run)
+            if (len(forward), sum(len(p) == 1 for p in forward)) < (len(backward), sum(len(p) == 1 for p in backward)):
+                out.extend(forward)
+            else:
+                out.extend(backward)
         return out
+
+    def _known(self, piece: str) -> bool:
+        return piece in self._english or piece in _ZH_STOP
+
+    def _forward(self, run: str) -> list[str]:
+        pieces: list[str] = []
+        i = 0
+        while i < len(run):
+            size = next(n for n in range(min(_MAX_WORD_CHARS, len(run) - i), 0, -1) if n == 1 or self._known(run[i : i + n]))
+            pieces.append(run[i : i + size])
+            i += size
+        return pieces
+
+    def _backward(self, run: str) -> list[str]:
+        pieces: list[str] = []
+        end = len(run)
+        while end > 0:
+            size = next(n for n in range(min(_MAX_WORD_CHARS, end), 0, -1) if n == 1 or self._known(run[end - n : end]))
+            pieces.append(run[end - size : end])
+            end -= size
+        return pieces[::-1]
 
     def english_terms(self, text: str, *, max_per_word: int = 3, max_per_char: int = 1) -> list[str]:
         """English search terms for the Chinese words of ``text`` (deduplicated, in order).
@@ -314,10 +368,11 @@ class BilingualDictionary:
             max_per_char: English words kept per single-character word (those are far more ambiguous).
         """
         terms: dict[str, None] = {}
-        for word in self.segment(text):
-            if word in _ZH_STOP:
+        pieces = self.segment(text)
+        for i, word in enumerate(pieces):
+            if word in _ZH_STOP or _in_name(pieces, i):
                 continue
-            for gloss in self._english.get(word, ())[: max_per_word if len(word) > 1 else max_per_char]:
+            for gloss in self._words(word)[: max_per_word if len(word) > 1 else max_per_char]:
                 terms.setdefault(gloss)
         return list(terms)
 
@@ -331,11 +386,20 @@ class BilingualDictionary:
         words = english_words(text)
         for i, word in enumerate(words):
             if i + 1 < len(words):
-                for head in self._chinese.get(f"{word} {words[i + 1]}", ()):
+                for head in self._heads(f"{word} {words[i + 1]}"):
                     terms.setdefault(head)
-            for head in self._chinese.get(word, ()):
+            for head in self._heads(word):
                 terms.setdefault(head)
         return list(terms)
+
+
+def _in_name(pieces: list[str], i: int) -> bool:
+    """Whether piece ``i`` belongs to a run of two or more transliteration pieces (a foreign name)."""
+
+    def translit(j: int) -> bool:
+        return 0 <= j < len(pieces) and all(c in _TRANSLIT for c in pieces[j])
+
+    return translit(i) and (translit(i - 1) or translit(i + 1))
 
 
 def _read_cedict(path: Path) -> Iterable[tuple[str, list[str]]]:

@@ -100,6 +100,17 @@ def test_missing_files_raise_a_typed_error(tmp_path: Path) -> None:
         BilingualDictionary.from_cedict(tmp_path / "nope.txt")
 
 
+def test_transliterated_names_and_slang_do_not_leak_glosses() -> None:
+    words = default_dictionary()
+    # 卡罗琳 (Caroline) must not become "stop" + "Rowling"; 梅兰妮 (Melanie) not "plum" + "girl"
+    assert words.english_terms("卡罗琳研究了什么？") == ["research", "study"]
+    terms = words.english_terms("梅兰妮和家人去露营")
+    assert {"family", "camp"} <= set(terms) and not {"plum", "girl"} & set(terms)
+    # bidirectional longest match: 我/去/了/意大利, not the slang 我去 ("oh my god")
+    assert words.segment("我去了意大利") == ["我", "去", "了", "意大利"]
+    assert words.english_terms("我去了意大利") == ["italy"]
+
+
 def test_the_shipped_dictionary_translates_everyday_memory_words() -> None:
     assert SHIPPED_TERMS.is_file()
     words = default_dictionary()

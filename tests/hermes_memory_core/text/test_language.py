@@ -89,3 +89,20 @@ def test_a_cross_language_answer_beats_same_language_noise(
     raw = vecs @ (query / np.linalg.norm(query))
     z = DenseCalibrator(profile, query, language_of(question)).z(vecs, [language_of(d) for d in docs])
     assert int(np.argmax(z)) == 0, (z, raw)
+
+
+def test_a_translated_query_is_calibrated_on_the_same_scale(embedder: Embedder, profile: LanguageProfile) -> None:
+    """With the query's dictionary translation, cross-language scores are still z-scores against the background
+    (so the same floor applies), and same-language scores do not change."""
+    docs = ["The user plays badminton every Wednesday evening.", "用户每周二和周四晚上去游泳。", "The sky is blue."]
+    vecs = embedder.embed_documents(docs)
+    langs = [language_of(d) for d in docs]
+    question = "用户每周三晚上做什么运动？"
+    query = embedder.embed_query(question)
+    plain = DenseCalibrator(profile, query, "zh")
+    translated = DenseCalibrator(profile, query, "zh", embedder.embed_query("every Wednesday evening sport"))
+    z_plain, z_translated = plain.z(vecs, langs), translated.z(vecs, langs)
+    assert z_translated[1] == pytest.approx(z_plain[1])  # the Chinese memory: same-language, untouched
+    assert z_translated[0] > z_translated[2]  # the English answer stands out from unrelated English
+    background = translated.z(profile.background["en"], ["en"] * len(profile.background["en"]))
+    assert abs(float(background.mean())) < 1e-3 and float(background.std()) == pytest.approx(1.0, abs=1e-3)
