@@ -105,7 +105,8 @@ def evaluate(
                     for t in conv.turns
                 ]
                 base = loaded
-                ids = mem.add_many(items, on_progress=lambda done, _n, base=base: progress.update(base + done))
+                ids = mem.add_many(items, dialogue=True,
+                                   on_progress=lambda done, _n, base=base: progress.update(base + done))
                 bm25[conv.sample_id] = (ids, BM25Okapi([tokenize(t.content) or ["_"] for t in conv.turns]))
                 loaded += len(ids)
                 dia_of.update({mid: t.dia_id for mid, t in zip(ids, conv.turns, strict=True)})

@@ -88,6 +88,25 @@ class RankingConfig(_Strict):
     context_window_seconds: int = Field(
         60, ge=0, description="Two memories of one session this close in created_at count as neighbours."
     )
+    cross_dense_weight: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="For a memory in another language than the question: share of the (language-calibrated) "
+        "dense leg in its relevance; the rest is its keyword match through dictionary terms.",
+    )
+    cross_dense_weight_dialogue: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="cross_dense_weight for a dialogue turn, whose keyword entry also holds its neighbours' words "
+        "(a stronger signal than a lone fact's dictionary terms).",
+    )
+    cross_keyword_scale: Literal["language", "all"] = Field(
+        "language",
+        description="How a cross-language memory's keyword score is scaled: against the best keyword match of its "
+        "own language ('language') or min-max over all candidates ('all').",
+    )
     candidate_multiplier: int = Field(4, ge=1, le=50, description="Each leg fetches top_k * this many candidates.")
     min_candidates: int = Field(40, ge=1, le=10_000, description="Each leg fetches at least this many candidates.")
 
@@ -194,6 +213,11 @@ class MemoryConfig(_Strict):
         False,
         description="Ask the provider's LLM for the 2-3 key terms of each search question and run the keyword leg "
         "on them (falls back to the local tokenizer on any failure); off: the local tokenizer only.",
+    )
+    recall_min_score: float | None = Field(
+        3.7,
+        description="recall() returns nothing when the question's best dense match stands out less than this from "
+        "ordinary sentences of its language (a calibrated z-score: ~4 and above is a real match); None: no floor.",
     )
     hot_cache_size: int = Field(
         100, ge=0, le=100_000, description="Records of each user's most-searched memories kept in memory (0: off)."

@@ -45,6 +45,7 @@ from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, New
 from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
+from hermes_memory_core.text.language import LanguageProfile, language_of
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
@@ -129,6 +130,8 @@ class MemoryEngine:
         self._access_lock = threading.Lock()
         self._access_buffer: list[AccessRecord] = []
         self._lock: DataDirLock | None = None
+        self._profile: LanguageProfile | None = None
+        self._profile_lock = threading.Lock()
         self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
                                                   config.embedding_batch_size)
         if self.embedder.dim != config.vector_dim:
@@ -163,9 +166,22 @@ class MemoryEngine:
         """Check the store's recorded model and dimension, load its key, and finish a pending index rebuild."""
         self._check_store_identity()
         self.codec.cipher = self.keys.load(self.metadata)
+        if self.metadata.get_meta("language_backfill") == "1":  # set by the migration that added languages
+            while batch := self.metadata.missing_languages(1000):
+                self.metadata.set_languages([(mid, language_of(text)) for mid, text in batch])
+            self.metadata.set_meta("language_backfill", "0")
         if self.metadata.get_meta("keyword_index_rebuild") == "1":  # set by a migration or a server bundle
             self.metadata.repair_keyword_index()
             self.metadata.set_meta("keyword_index_rebuild", "0")
+
+    def language_profile(self) -> LanguageProfile:
+        """The embedder's language profile (background sentences and language means that calibrate dense scores):
+        shipped for the default model, else built once from the shipped corpus (a few seconds, then cached)."""
+        with self._profile_lock:
+            if self._profile is None:
+                shipped = LanguageProfile.for_model(self.embedder.model_id)
+                self._profile = shipped if shipped is not None else LanguageProfile.build(self.embedder)
+            return self._profile
 
     def _check_store_identity(self) -> None:
         """A store remembers the model and dimension it was built with; reopening with others is an error."""
@@ -322,7 +338,9 @@ class MemoryEngine:
             self.need_open()
             if any(r.memory_type.value in SEALED_TIERS for r in records):
                 self.ensure_key()
-            self.metadata.insert([NewMemory(r, dialogue and _takes_context(r)) for r in records])
+            self.metadata.insert(
+                [NewMemory(r, dialogue and _takes_context(r), language_of(r.content)) for r in records]
+            )
             try:
                 self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(records, vectors, strict=True)])
             except BaseException as exc:
@@ -413,7 +431,8 @@ class MemoryEngine:
             self.need_open()
             now = max(self.now(), rec.updated_at)
             try:
-                version = self.metadata.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags)
+                version = self.metadata.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags,
+                                                    lang=language_of(text))
                 new = replace(rec, content=text, version=version, updated_at=now,
                               metadata=rec.metadata if meta is None else meta,
                               tags=rec.tags if tags is None else tuple(sorted(tags)))

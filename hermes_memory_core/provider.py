@@ -384,6 +384,7 @@ class MemoryProvider:
         tags: Iterable[str] | None = None,
         time_range: tuple[float | None, float | None] | None = None,
         now: float | None = None,
+        min_score: float | None = None,
         caller: Caller | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
@@ -397,6 +398,9 @@ class MemoryProvider:
             tags: Only memories carrying at least one of these tags.
             time_range: ``(start, end)`` Unix seconds on ``created_at``, inclusive; either end may be None.
             now: The Unix time the ranking treats as the present (for replaying old conversations).
+            min_score: Return nothing unless the question's best dense match reaches this confidence (the
+                calibrated z-score in :attr:`MemoryHit.confidence`; ~4 and above is a real match). Default: no
+                floor, the ``top_k`` best memories whatever they are.
             caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
 
         Returns:
@@ -407,7 +411,7 @@ class MemoryProvider:
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   who=self._who(caller), llm=self.llm)
+                                   min_score=min_score, who=self._who(caller), llm=self.llm)
 
     def recall(
         self,
@@ -419,13 +423,16 @@ class MemoryProvider:
         tags: Iterable[str] | None = None,
         time_range: tuple[float | None, float | None] | None = None,
         now: float | None = None,
+        min_score: float | None = None,
         caller: Caller | None = None,
     ) -> list[MemoryHit]:
-        """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate); long-term
-        memories, plus permanent facts when the question is about identity, configuration or compliance (and
-        the caller may read them). Filters as in :meth:`search`."""
+        """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
+        memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
+        permanent facts when the question is about identity, configuration or compliance (and the caller may
+        read them). Filters as in :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
-                                   time_range=time_range, now=now, who=self._who(caller), llm=self.llm)
+                                   time_range=time_range, now=now, min_score=min_score, who=self._who(caller),
+                                   llm=self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
@@ -577,22 +584,4 @@ class MemoryProvider:
     aflush = async_twin(flush)
     aclose = async_twin(close)
 
-    @classmethod
-    async def arestore(
-        cls,
-        bundle: str | os.PathLike[str],
-        config: MemoryConfig | None = None,
-        *,
-        overwrite: bool = False,
-        embedder: Embedder | None = None,
-        vector_store: VectorStore | None = None,
-        llm: LLM | None = None,
-        caller: Caller | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> MemoryProvider:
-        """Async twin of :meth:`restore`."""
-        import asyncio
-
-        return await asyncio.to_thread(cls.restore, bundle, config, overwrite=overwrite, embedder=embedder,
-                                       vector_store=vector_store, llm=llm, caller=caller, clock=clock)
-
+    arestore = classmethod(async_twin(restore.__func__))  # type: ignore[attr-defined]

@@ -73,6 +73,9 @@ class MemoryHit:
         relevance: Fused relevance in 0..1 before recency, freshness and importance.
         dense_score: Cosine similarity from the vector leg, or None if the leg did not return it.
         keyword_score: BM25 score from the keyword leg, or None if the leg did not return it.
+        confidence: How far the memory's dense match stands out from ordinary sentences of its language for this
+            question (a z-score, comparable across languages and questions; ~4 and above is a real match), or
+            None when it was not computed.
     """
 
     record: MemoryRecord
@@ -80,6 +83,7 @@ class MemoryHit:
     relevance: float
     dense_score: float | None = None
     keyword_score: float | None = None
+    confidence: float | None = None
 
     # Flat accessors so callers can write ``hit.content`` as with a record.
     @property

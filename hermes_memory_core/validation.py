@@ -26,6 +26,7 @@ __all__ = [
     "check_memory_type",
     "check_memory_types",
     "check_metadata",
+    "check_score",
     "check_session_id",
     "check_tags",
     "check_text",
@@ -216,3 +217,10 @@ def check_items(items: Any) -> list[MemoryItem]:
         else:
             raise InvalidInputError(f"add_many takes MemoryItem objects or mappings, got {type(item).__name__}")
     return out
+
+
+def check_score(value: Any, what: str) -> float:
+    """A finite real number (a score threshold)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInputError(f"{what} must be a finite number, got {value!r}")
+    return float(value)

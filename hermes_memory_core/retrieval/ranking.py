@@ -50,10 +50,16 @@ def rank(
     now: float,
     weights: RankingConfig,
     top_k: int,
+    query_language: str | None = None,
 ) -> list[Ranked]:
     """Merge the legs and order by the configured rule (see :class:`RankingConfig`).
 
     Candidates without a record (deleted, expired, other user) are dropped.
+
+    Args:
+        query_language: Set when the store holds memories in a language other than the question's (the dense
+            scores are then calibrated z-scores): a memory in the other language weighs its legs by
+            ``cross_dense_weight``, with its keyword score scaled as ``cross_keyword_scale`` says.
     """
     present = [c for c in candidates if c.id in records]
     dense = minmax({c.id: c.dense for c in present if c.dense is not None})
@@ -66,6 +72,12 @@ def rank(
         c.id: (weights.dense_weight * dense.get(c.id, 0.0) + weights.keyword_weight * keyword.get(c.id, 0.0)) / leg_total
         for c in present
     }
+    if query_language is not None:
+        cross = [c for c in present if records[c.id].lang not in (None, query_language)]
+        cross_keyword = _cross_keyword(cross, records, raw_keyword, keyword, weights.cross_keyword_scale)
+        for c in cross:
+            wd = weights.cross_dense_weight_dialogue if records[c.id].dialogue else weights.cross_dense_weight
+            base[c.id] = wd * dense.get(c.id, 0.0) + (1.0 - wd) * cross_keyword.get(c.id, 0.0)
     neighbour = _neighbour_relevance(present, records, base, weights.context_window_seconds) if weights.context_boost else {}
     mix_total = weights.relevance_weight + weights.recency_weight
     hits: list[Ranked] = []
@@ -81,6 +93,30 @@ def rank(
         hits.append(Ranked(c.id, score, relevance, c.dense, c.keyword))
     hits.sort(key=lambda h: (-h.score, -h.relevance, h.id))
     return hits[:top_k]
+
+
+def _cross_keyword(
+    cross: Sequence[Candidate],
+    records: Mapping[str, RankRow],
+    raw: Mapping[str, float],
+    scaled: Mapping[str, float],
+    how: str,
+) -> dict[str, float]:
+    """Keyword scores of cross-language candidates: min-max over every candidate (``all``), or each divided by the
+    best score among candidates of its own language (``language``: a memory matched only through dictionary
+    terms competes with its own language, not with the question's)."""
+    if how == "all":
+        return {c.id: scaled[c.id] for c in cross if c.id in scaled}
+    best: dict[str | None, float] = {}
+    for mid, score in raw.items():
+        lang = records[mid].lang
+        best[lang] = max(best.get(lang, 0.0), score)
+    out: dict[str, float] = {}
+    for c in cross:
+        if c.id in raw:
+            top = best.get(records[c.id].lang, 0.0)
+            out[c.id] = raw[c.id] / top if top > 0 else 0.0
+    return out
 
 
 def _neighbour_relevance(

@@ -145,6 +145,13 @@ class QdrantClientVectorStore:
             )
         return [(str(p.id), float(p.score)) for p in res.points]
 
+    def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        with self._read_lock:
+            records = self._need().retrieve(self.name, ids=list(ids), with_payload=False, with_vectors=True)
+        return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in records}
+
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         offset: Any = None
         while True:

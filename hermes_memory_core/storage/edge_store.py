@@ -152,6 +152,13 @@ class EdgeVectorStore:
             found = self._need().query(req)
         return [(str(p.id), float(p.score)) for p in found]
 
+    def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        with self._lock:
+            records = self._need().retrieve(list(ids), with_payload=False, with_vector=True)
+        return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in records}
+
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         import qdrant_edge as qe
 

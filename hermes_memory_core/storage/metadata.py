@@ -58,7 +58,8 @@ class RowCodec(Protocol):
         """The text of content kept at rest (the inverse of :meth:`seal`)."""
 
     def index_tokens(self, memory_type: str, text: str) -> list[str]:
-        """Tokens that index a memory's own keyword field (keyed hashes where the content is sealed)."""
+        """Tokens that index a memory's own keyword field (keyed hashes where the content is sealed; a Chinese
+        memory's English dictionary terms included)."""
 
     def context_tokens(self, text: str) -> list[str]:
         """Tokens a dialogue memory lends its neighbours' context field."""
@@ -72,10 +73,12 @@ class NewMemory:
         record: The memory, version 1.
         dialogue: A turn of a conversation: it lends its words to the keyword context of the turns written just
             before and after it in its session, and takes theirs.
+        lang: The language of its content (``zh``/``en``), or None when unknown.
     """
 
     record: MemoryRecord
     dialogue: bool = False
+    lang: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,7 @@ class RankRow:
     memory_type: str
     access_count: int
     dialogue: bool = False
+    lang: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +194,11 @@ class MetadataStore(Protocol):
         user_id: str,
         metadata: Mapping[str, Any] | None = None,
         tags: Sequence[str] | None = None,
+        lang: str | None = None,
     ) -> int:
-        """Append a version, make it current, re-index it; replace metadata and tags when given. Returns the
-        new version number; :class:`~hermes_memory_core.errors.NotFoundError` if the memory is not active."""
+        """Append a version, make it current, re-index it; replace metadata, tags and language when given.
+        Returns the new version number; :class:`~hermes_memory_core.errors.NotFoundError` if the memory is not
+        active."""
 
     def revert_version(self, memory_id: str, version: int) -> None:
         """Undo :meth:`add_version` (compensation when the vector half of an update failed)."""
@@ -242,6 +248,15 @@ class MetadataStore(Protocol):
 
     def list_records(self, user_id: str, flt: KeywordFilter, limit: int = 100, offset: int = 0) -> list[MemoryRecord]:
         """One user's active memories matching the filter, oldest first (``created_at``, then id)."""
+
+    def has_language(self, user_id: str, lang: str) -> bool:
+        """Whether the user has an active memory in this language."""
+
+    def missing_languages(self, limit: int = 1000) -> list[tuple[str, str]]:
+        """``(id, plain content)`` of up to ``limit`` memories whose language is not recorded yet."""
+
+    def set_languages(self, langs: Sequence[tuple[str, str]]) -> None:
+        """Record ``(id, lang)`` pairs."""
 
     def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
         """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``."""

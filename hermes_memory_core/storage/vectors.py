@@ -7,7 +7,7 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`
   ``limit`` of them, only points whose payload matches the filter. The user filter is mandatory.
 - Payload holds only what filters need: ``user_id``, ``session_id``, ``memory_type``, ``created_at``, ``tags``.
   Never memory content.
-- ``delete`` of an unknown id is not an error. ``count`` is exact.
+- ``delete`` of an unknown id is not an error, nor is ``fetch`` of one (it is left out). ``count`` is exact.
 - ``open`` checks the stored collection's dimension against the configured one and raises
   :class:`~hermes_memory_core.errors.DimensionMismatchError` naming both numbers.
 - A backend that keeps data on disk makes every acknowledged ``upsert``/``delete`` durable by ``flush``.
@@ -84,6 +84,9 @@ class VectorStore(Protocol):
 
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         """Nearest points by cosine similarity, filtered, best first."""
+
+    def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored (unit-length) vectors of these points; unknown ids are left out."""
 
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         """Every point, in batches (vectors are zero-length arrays when ``with_vectors`` is False)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hermes_memory_core.errors import ConsistencyError, EncryptionKeyError
+from hermes_memory_core.text.terms import document_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.trust.encryption import ENC_PREFIX, ContentCipher
 
@@ -45,7 +46,7 @@ class SealingCodec:
         return self.cipher.decrypt(stored, memory_id)
 
     def index_tokens(self, memory_type: str, text: str) -> list[str]:
-        tokens = tokenize(text)
+        tokens = document_terms(text)
         if memory_type in self.sealed_tiers and self.cipher is not None:
             return [self.cipher.token_hash(t) for t in tokens]
         return tokens

@@ -55,10 +55,35 @@ def test_errors_are_reported_not_raised(tmp_path: Path, capsys: pytest.CaptureFi
     assert "InvalidIdError" in capsys.readouterr().err
 
 
-def test_demo_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_answers_every_question_right_in_both_languages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--data-dir", str(tmp_path / "demo"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {s["tier"] for s in out["stored"]} == {"short_term", "long_term", "permanent"}
     assert [v["version"] for v in out["versions"]] == [1, 2]
-    assert all(r["same"] for r in out["restored_recall"].values())
-    assert out["recall"]["用户喜欢喝什么咖啡？"][0]["content"] == "我喜欢喝美式咖啡"
+    assert out["wrong"] == 0 and all(r["same"] for r in out["restored_recall"])
+    for row in out["recall"]:  # each question's first hit is the memory that answers it
+        assert row["hits"][0]["content"] == row["expected"], row["question"]
+    languages = {(has_cjk(r["question"]), has_cjk(r["expected"])) for r in out["recall"]}
+    assert languages >= {(True, False), (False, True)}  # asked across languages, both ways
+    assert (tmp_path / "demo" / "metadata.sqlite").exists()  # a folder the user named keeps the store
+
+
+def has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_demo_never_touches_an_existing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "hermes_data"
+    assert main(["add", "keep me", "--user", "u", "--data-dir", str(store)]) == 0
+    before = sorted((p.relative_to(store), p.stat().st_size) for p in store.rglob("*") if p.is_file())
+    assert main(["demo", "--data-dir", str(store)]) == 2  # refused: not a new or empty folder
+    assert "new or empty folder" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HERMES_MEMORY_DATA_DIR", str(store))
+    assert main(["demo", "--json"]) == 0  # its own temporary folder, whatever the environment says
+    assert json.loads(capsys.readouterr().out)["data_dir"] != str(store)
+    after = sorted((p.relative_to(store), p.stat().st_size) for p in store.rglob("*") if p.is_file())
+    assert [p for p, _ in after] == [p for p, _ in before]
+    assert main(["search", "keep me", "--user", "u", "--data-dir", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["content"] == "keep me"

@@ -25,7 +25,8 @@ from hermes_memory_core import (
 DAY = 86_400
 
 
-def test_add_and_search_returns_hit_fields(mem: MemoryProvider) -> None:
+def test_add_and_search_returns_hit_fields(real_mem: MemoryProvider) -> None:
+    mem = real_mem
     mid = mem.add("用户主用 Python，避免 Java", user_id="u1", session_id="s1", memory_type="long_term",
                   importance=0.7, tags=["lang"], metadata={"source": "chat"})
     mem.add("我喜欢喝美式咖啡", user_id="u1")

@@ -48,7 +48,8 @@ def test_all_is_pinned() -> None:
         "HermesLongTermBlock", "HermesMemory", "HermesPermanentBlock", "LlamaIndexLLM", "__version__"}
 
 
-def test_get_is_one_merged_system_message_then_turns(mem: MemoryProvider) -> None:
+def test_get_is_one_merged_system_message_then_turns(real_mem: MemoryProvider) -> None:
+    mem = real_mem
     mem.add("用户主用 Python，避免 Java", user_id="u1")
     memory = HermesMemory.from_defaults(user_id="u1", session_id="s1", memory=mem, system_prompt="Be brief.")
     memory.set([ChatMessage(role="system", content="You are Hermes."), ChatMessage(role="user", content="hi")])
@@ -69,7 +70,8 @@ def test_empty_memory_is_truthy_and_kept_by_engines(mem: MemoryProvider) -> None
     assert engine._memory is memory
 
 
-def test_simple_chat_engine_many_turns_with_host_summary(mem: MemoryProvider) -> None:
+def test_simple_chat_engine_many_turns_with_host_summary(real_mem: MemoryProvider) -> None:
+    mem = real_mem
     summarizer = ScriptedLlamaLLM()
     memory = HermesMemory.from_defaults(user_id="u1", session_id="s1", memory=mem, llm=summarizer)
     chat_llm = MockLLMWithChatMemoryOfLastCall(max_tokens=4)

@@ -151,6 +151,16 @@ INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
     ON CONFLICT (key) DO UPDATE SET value = excluded.value
 """
 
+_M006 = """
+ALTER TABLE memory_entries ADD COLUMN lang TEXT;
+CREATE INDEX idx_entries_user_lang ON memory_entries(user_id, lang);
+DELETE FROM memory_keyword_docs;
+INSERT INTO memory_meta (key, value) VALUES ('keyword_index_rebuild', '1')
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+INSERT INTO memory_meta (key, value) VALUES ('language_backfill', '1')
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -158,6 +168,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m003_sessions", _M003),
     ("m004_keyword_context", _M004),
     ("m005_dialogue_flag", _M005),
+    ("m006_language", _M006),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

@@ -115,7 +115,9 @@ class SQLMetadataStore(KeywordContext):
     def is_empty(self) -> bool:
         """True when the store holds no memory, session or meta row."""
         conn = self.reader()
-        if conn.execute("SELECT 1 FROM memory_meta WHERE key != 'keyword_index_rebuild' LIMIT 1").fetchone():
+        if conn.execute(
+            "SELECT 1 FROM memory_meta WHERE key NOT IN ('keyword_index_rebuild', 'language_backfill') LIMIT 1"
+        ).fetchone():
             return False  # a store identity (model, dimension, key check) was recorded
         return all(
             conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
@@ -144,12 +146,12 @@ class SQLMetadataStore(KeywordContext):
             conn.executemany(
                 "INSERT INTO memory_entries (id, user_id, session_id, content, memory_type, embedding_id, "
                 "importance_score, access_count, created_at, updated_at, expires_at, is_active, version, metadata, "
-                "dialogue) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1, 1, ?, ?)",
+                "dialogue, lang) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1, 1, ?, ?, ?)",
                 [
                     (
                         r.id, r.user_id, r.session_id, sealed[r.id], r.memory_type.value, r.id, r.importance,
                         r.created_at, r.updated_at, r.expires_at, json.dumps(r.metadata, ensure_ascii=False),
-                        1 if row.dialogue else 0,
+                        1 if row.dialogue else 0, row.lang,
                     )
                     for row, r in zip(rows, records, strict=True)
                 ],
@@ -185,9 +187,10 @@ class SQLMetadataStore(KeywordContext):
         user_id: str,
         metadata: Mapping[str, Any] | None = None,
         tags: Sequence[str] | None = None,
+        lang: str | None = None,
     ) -> int:
-        """Append a version and make it current; replace the memory's metadata and tags when given (they are
-        not versioned). Returns the new version number."""
+        """Append a version and make it current; replace the memory's metadata, tags and language when given
+        (they are not versioned). Returns the new version number."""
         with self.atomic() as conn:
             row = self._lock_active(conn, memory_id, "version, memory_type")
             version = int(row[0]) + 1
@@ -205,6 +208,8 @@ class SQLMetadataStore(KeywordContext):
                     "UPDATE memory_entries SET metadata = ? WHERE id = ?",
                     (json.dumps(dict(metadata), ensure_ascii=False), memory_id),
                 )
+            if lang is not None:
+                conn.execute("UPDATE memory_entries SET lang = ? WHERE id = ?", (lang, memory_id))
             if tags is not None:
                 conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
                 conn.executemany(
@@ -368,12 +373,34 @@ class SQLMetadataStore(KeywordContext):
         for the hits that are returned)."""
         if not ids:
             return {}
-        columns = "id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count, dialogue"
+        columns = (
+            "id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count, dialogue, lang"
+        )
         return {
             row[0]: RankRow(row[1], int(row[2]), int(row[3]), float(row[4]), int(row[5]), row[6], int(row[7]),
-                            bool(row[8]))
+                            bool(row[8]), row[9])
             for row in self._owned_rows(columns, ids, user_id, now)
         }
+
+    def has_language(self, user_id: str, lang: str) -> bool:
+        """Whether the user has an active memory in this language (one index probe)."""
+        row = self.reader().execute(
+            "SELECT 1 FROM memory_entries WHERE user_id = ? AND lang = ? AND is_active = 1 LIMIT 1", (user_id, lang)
+        ).fetchone()
+        return row is not None
+
+    def missing_languages(self, limit: int = 1000) -> list[tuple[str, str]]:
+        """``(id, plain content)`` of up to ``limit`` memories (active or not) with no recorded language."""
+        rows = self.reader().execute(
+            "SELECT id, content FROM memory_entries WHERE lang IS NULL ORDER BY id LIMIT ?", (limit,)
+        ).fetchall()
+        return [(str(r[0]), self.codec.open(r[0], r[1])) for r in rows]
+
+    def set_languages(self, langs: Sequence[tuple[str, str]]) -> None:
+        """Record ``(id, lang)`` pairs in one transaction."""
+        if langs:
+            with self.atomic() as conn:
+                conn.executemany("UPDATE memory_entries SET lang = ? WHERE id = ?", [(lang, mid) for mid, lang in langs])
 
     def list_records(self, user_id: str, flt: KeywordFilter, limit: int = 100, offset: int = 0) -> list[MemoryRecord]:
         """One user's active, unexpired memories matching the filter, oldest first (``created_at``, then id)."""

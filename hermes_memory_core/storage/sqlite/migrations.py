@@ -192,12 +192,28 @@ def m005_dialogue_flag(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_language(conn: sqlite3.Connection) -> None:
+    """Each memory's language (``zh``/``en``): cross-language search scores a memory against a question in the
+    other language differently, and Chinese memories are also indexed under their English dictionary terms. Rows
+    of existing stores get their language, and the keyword index its new terms, at the next open (under the key)."""
+    conn.execute("ALTER TABLE memory_entries ADD COLUMN lang TEXT")
+    conn.execute("CREATE INDEX idx_entries_user_lang ON memory_entries(user_id, lang)")
+    conn.execute("DELETE FROM memory_keyword_docs")
+    for shard in range(KEYWORD_SHARDS):
+        conn.execute(f"DELETE FROM {fts_table(shard)}")
+    for key in ("keyword_index_rebuild", "language_backfill"):
+        conn.execute(
+            "INSERT INTO memory_meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = '1'", (key,)
+        )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
     m003_sessions,
     m004_keyword_context,
     m005_dialogue_flag,
+    m006_language,
 ]
 
 

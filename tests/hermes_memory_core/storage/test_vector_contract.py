@@ -137,6 +137,17 @@ def test_iter_points_round_trip(store: VectorStore) -> None:
     assert len(ids_only) == 7
 
 
+def test_fetch_returns_stored_unit_vectors(store: VectorStore) -> None:
+    pts = [_pt(_vec(3, i)) for i in range(4)]
+    store.upsert(pts)
+    unknown = str(uuid.uuid4())
+    got = store.fetch([pts[0].id, pts[2].id, unknown])
+    assert set(got) == {pts[0].id, pts[2].id}
+    for p in (pts[0], pts[2]):
+        assert np.allclose(got[p.id], p.vector / np.linalg.norm(p.vector), atol=1e-5)
+    assert store.fetch([]) == {}
+
+
 def test_wrong_vector_size_is_rejected(store: VectorStore) -> None:
     with pytest.raises(DimensionMismatchError):
         store.upsert([VectorPoint(str(uuid.uuid4()), np.ones(DIM + 1, np.float32), {"user_id": "u1"})])

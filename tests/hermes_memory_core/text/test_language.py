@@ -68,7 +68,7 @@ def test_same_language_order_is_the_cosine_order(embedder: Embedder, profile: La
     cos = vecs @ (query / np.linalg.norm(query))
     assert list(np.argsort(-z)) == list(np.argsort(-cos))
     assert cal.z_from_cosine(float(cos[0]), "en") == pytest.approx(z[0], rel=1e-4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs its vector"):
         cal.z_from_cosine(0.8, "zh")
 
 
