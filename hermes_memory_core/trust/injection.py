@@ -78,8 +78,13 @@ class Finding:
 # ------------------------------------------------------------------------------------------------------- the API
 
 
-@lru_cache(maxsize=4096)
 def _views(text: str) -> tuple[str, ...]:
+    """The guard's readings of ``text``, cached for short texts (a summary is checked sentence by sentence)."""
+    return _cached_views(text) if len(text) <= 2000 else tuple(guard_views(text))
+
+
+@lru_cache(maxsize=2048)
+def _cached_views(text: str) -> tuple[str, ...]:
     return tuple(guard_views(text))
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import codecs
 import html
 import re
@@ -74,13 +75,13 @@ def is_invisible(ch: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _fold_char(ch: str) -> str:
+def _fold_char(ch: str, confusables: bool = True) -> str:
     """The canonical form of one character (may be empty or several characters)."""
     if is_invisible(ch):
         return ""
     out = []
     for c in unicodedata.normalize("NFKC", ch):
-        c = CONFUSABLES.get(c, c)
+        c = CONFUSABLES.get(c, c) if confusables else c
         if c.isdecimal() and not c.isascii():
             c = str(unicodedata.decimal(c))
         out.append(c)
@@ -91,80 +92,95 @@ def _fold_char(ch: str) -> str:
 class Normalized:
     """Canonical text with a map back to the original.
 
-    ``starts[i]`` / ``ends[i]`` are the original span the canonical character ``text[i]`` came from (several
-    canonical characters may share one original span, e.g. ``½`` → ``1⁄2`` or ``%2B`` → ``+``). Both are
-    ``None`` when the text was already canonical (the map is the identity).
+    The map is piecewise: ``segments`` holds ``(canonical start, original start, original end, identity)`` for
+    runs copied unchanged (``identity``: the run maps character for character) and for each changed piece
+    (several canonical characters may share one original span, e.g. ``½`` → ``1⁄2`` or ``%2B`` → ``+``). It is
+    empty when the text was already canonical.
     """
 
     original: str
     text: str
-    starts: tuple[int, ...] | None = None
-    ends: tuple[int, ...] | None = None
+    segments: tuple[tuple[int, int, int, bool], ...] = ()
+    _starts: tuple[int, ...] = ()
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original span ``[a, b)`` that canonical ``text[start:end]`` (non-empty) came from.
 
         Invisible characters inside the span are included; those at its edges are not.
         """
-        if self.starts is None or self.ends is None:
+        if not self.segments:
             return start, end
-        return self.starts[start], self.ends[end - 1]
+        c0, o0, o1, same = self.segments[bisect.bisect_right(self._starts, start) - 1]
+        a = o0 + (start - c0) if same else o0
+        c0, o0, o1, same = self.segments[bisect.bisect_right(self._starts, end - 1) - 1]
+        b = o0 + (end - c0) if same else o1
+        return a, b
 
 
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+# Characters that may change: everything but ASCII (and "%" when escapes are decoded) and CJK ideographs.
+_MAY_CHANGE = re.compile(r"[^\x00-\x7f\u3400-\u4dbf\u4e00-\u9fff]")
+_MAY_CHANGE_PCT = re.compile(r"(?:%[0-9A-Fa-f]{2})+|[^\x00-\x7f\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def normalize(text: str, *, decode_percent: bool = True) -> Normalized:
+def normalize(text: str, *, decode_percent: bool = True, fold_confusables: bool = True) -> Normalized:
     """The canonical form of ``text`` with its index map (see the module docstring for the steps).
+
+    ``fold_confusables=False`` skips step 3 (the redactor keeps Cyrillic e-mail addresses Cyrillic).
 
     Contract: ``normalize(t).text`` never contains an invisible character; characters that need no change map
     to themselves; ``span`` maps any canonical span back onto the original text.
     """
-    if text.isascii() and not (decode_percent and "%" in text):
-        return Normalized(text, text)
+    pattern = _MAY_CHANGE_PCT if decode_percent else _MAY_CHANGE
     out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    percent = {m.start(): m for m in _PERCENT.finditer(text)} if decode_percent and "%" in text else {}
-    i = 0
-    while i < len(text):
-        m = percent.get(i)
-        if m is not None:
-            for piece, a, b in _decode_percent(m.group(), m.start()):
+    segments: list[tuple[int, int, int, bool]] = []
+    c = i = 0
+    for m in pattern.finditer(text):
+        if m.start() > i:
+            out.append(text[i : m.start()])
+            segments.append((c, i, m.start(), True))
+            c += m.start() - i
+        if m.group().startswith("%"):
+            pieces = list(_decode_percent(m.group(), m.start(), fold_confusables))
+        else:
+            pieces = [(_fold_char(m.group(), fold_confusables), m.start(), m.end())]
+        for piece, a, b in pieces:
+            if piece:
                 out.append(piece)
-                starts.extend([a] * len(piece))
-                ends.extend([b] * len(piece))
-            i = m.end()
-            continue
-        piece = _fold_char(text[i])
-        out.append(piece)
-        starts.extend([i] * len(piece))
-        ends.extend([i + 1] * len(piece))
-        i += 1
+                segments.append((c, a, b, piece == text[a:b]))
+                c += len(piece)
+        i = m.end()
+    if not segments:
+        return Normalized(text, text)
+    if i < len(text):
+        out.append(text[i:])
+        segments.append((c, i, len(text), True))
     canonical = "".join(out)
     if canonical == text:
         return Normalized(text, text)
-    return Normalized(text, canonical, tuple(starts), tuple(ends))
+    return Normalized(text, canonical, tuple(segments), tuple(seg[0] for seg in segments))
 
 
-def _decode_percent(run: str, offset: int) -> Iterator[tuple[str, int, int]]:
-    """Decode a run of ``%XX`` escapes into (text, original start, original end) pieces.
+def _decode_percent(run: str, offset: int, confusables: bool) -> Iterator[tuple[str, int, int]]:
+    """Decode a run of ``%XX`` escapes into (text, original start, original end) pieces, one per character.
 
-    Escapes that do not form printable UTF-8 text are kept as they are.
+    An escape that does not start a printable UTF-8 character is kept as it is.
     """
     raw = bytes(int(run[k + 1 : k + 3], 16) for k in range(0, len(run), 3))
-    try:
-        decoded = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        decoded = ""
-    if not decoded or not all(c.isprintable() for c in decoded):
-        yield run, offset, offset + len(run)
-        return
-    pos = 0
-    for ch in decoded:
-        width = 3 * len(ch.encode("utf-8"))
-        yield _fold_char(ch), offset + pos, offset + pos + width
-        pos += width
+    k = 0
+    while k < len(raw):
+        width = 1 if raw[k] < 0x80 else 2 if raw[k] >> 5 == 0b110 else 3 if raw[k] >> 4 == 0b1110 else 4
+        try:
+            ch = raw[k : k + width].decode("utf-8")
+        except UnicodeDecodeError:
+            ch = ""
+        a = offset + 3 * k
+        if len(ch) == 1 and ch.isprintable():
+            yield _fold_char(ch, confusables), a, a + 3 * width
+            k += width
+        else:
+            yield run[3 * k : 3 * k + 3], a, a + 3
+            k += 1
 
 
 # ---------------------------------------------------------------------------------------------------- the guard
@@ -288,11 +304,15 @@ def _decoded_segments(text: str) -> Iterator[str]:
         yield unquote(text)
     if "&" in text and ";" in text:
         yield html.unescape(text)
-    for m in _UESC.finditer(text):
-        try:
-            yield codecs.decode(m.group(), "unicode_escape")
-        except UnicodeDecodeError:
-            continue
+    if _UESC.search(text):
+        yield _UESC.sub(lambda m: _unescape(m.group()), text)
+
+
+def _unescape(run: str) -> str:
+    try:
+        return codecs.decode(run, "unicode_escape")
+    except UnicodeDecodeError:
+        return run
 
 
 def guard_views(text: str, *, depth: int = 2) -> list[str]:
