@@ -70,8 +70,7 @@ _OCCUPATION_NEXT = re.compile(
     r"scientist|accountant|clerk|by\s+(?:trade|profession))\b"
 )
 _EXTERNAL = re.compile(
-    r"\s*(?:(?:member|user|customer|subscriber|guest|team|group|status|tier|level|account|holder|card|client|staff|"
-    r"admin|moderator|volunteer|here)\s+){0,2}(?:of|on|at|for|in|from|to)\s+(?!(?:this|your|the)\s+(?:system|platform|service|app|site|"
+    r"\s*(?:(?!(?:with|and|so|but|who|which|that|to|of|on|at|for|in|from)\b)[\w'-]+\s+){0,2}?(?:of|on|at|for|in|from|to)\s+(?!(?:this|your|the)\s+(?:system|platform|service|app|site|"
     r"assistant|bot|ai|chat|tool|account|database|server|memory)\b)(?!(?:here|you|hermes|charge|control|command|all|"
     r"every|everything|any|the\s+whole|users?|customers?|accounts?)\b)[\w'’]"
 )
@@ -157,7 +156,8 @@ _CN_STATUS = (
 )
 _CN_ADMIN = r"管理员|站长|版主|群主|运营人员|运营|工作人员|官方人员|官方|客服人员|技术支持|所有者|拥有者"
 _CN_CREATOR = (
-    r"(?:(?:开发|创造|制作|训练|设计|编写|负责)?(?:你|您|这个(?:系统|平台|助手|机器人|ai|模型|应用)|本(?:系统|平台|助手|应用))的?|"
+    r"(?:(?:开发|创造|制作|训练|设计|编写|负责)?(?:你|您|(?:这个|这款|本|该)(?:系统|平台|助手|机器人|ai|模型|应用|app|软件|"
+    r"网站|服务|产品))的?|"
     r"(?:系统|平台|助手)的)(?:开发者|开发人员|工程师|程序员|创造者|创建者|作者|主人|训练者|设计者|负责人|所有者|管理员|老板)"
 )
 _CN_OFFICE = (
@@ -172,7 +172,11 @@ _CN_EXTERNAL = re.compile(
     r"公司|医院|学校|单位|小区|业主|群|论坛|社区|俱乐部|协会|班|家族|工作室|社团|服务器|游戏|项目|仓库|部门|银行|超市|门店|店|"
     r"网吧|图书馆|酒店|工厂|学院|大学|政府|机关|物业|楼|宿舍|办公室|车间|团队|组|频道|公众号|博客|贴吧|微博|抖音|b站|qq|微信|健身房"
 )
-_CN_PLATFORM = re.compile(r"这个系统|本系统|平台|你们|贵公司|这里|本站|后台|hermes|助手|机器人|ai")
+#: This service, as a Chinese speaker names it: "这个应用", "本平台", "你们", "贵公司", "后台" …
+_CN_PLATFORM = re.compile(
+    r"(?:这个|这款|本|该|咱们|你们的?)(?:应用|app|软件|网站|平台|系统|服务|产品|助手|机器人|ai|站)|平台|你们|贵公司|贵司|这里|"
+    r"本站|后台|hermes|助手|机器人|ai"
+)
 _CN_OCCUPATION_MOD = re.compile(r"(?:网络|数据库|行政|物业|仓库|图书|宿舍|资产|档案|机房|it|后勤|餐厅|实验室|设备|信息)$")
 _CN_ASPIRATION = re.compile(r"想当|想成为|想做|应聘|求职|竞聘|面试|学习|报考|考|以前|曾经|之前|不是|并不是|从来不是|前任")
 _CN_OCCUPATION_NEXT = re.compile(r"^(?:的)?(?:岗位|职位|专业|考试|证书|课程|培训|求职者|候选人|工作经验|资格|助理)")
@@ -193,8 +197,8 @@ def cn_claim(m: re.Match[str], text: str) -> bool:
         return bool(_CN_AUTHORITY_ACT.search(post))
     if _CN_PLATFORM.search(pre):
         return True
-    if _CN_EXTERNAL.search(pre):
-        return False
+    if _CN_EXTERNAL.search(pre) or ("的" in pre and "系统" not in pre):
+        return False  # "健身房的黄金会员", "小红书的认证用户": a status somewhere else
     if "系统" in pre:
         return True
     return not (re.fullmatch(_CN_ADMIN, role) and _CN_OCCUPATION_MOD.search(pre))
@@ -206,4 +210,6 @@ _CN_ELEVATED = re.compile(r"管理|最高|超级|root|特殊|完全|全部|所�
 def cn_entitled(m: re.Match[str], text: str) -> bool:
     """An entitlement with an elevated qualifier or scope, or a bare one ("我有权限")."""
     q, scope = m.group("q"), m.group("scope")
+    if _CN_EXTERNAL.search(q) and not _CN_PLATFORM.search(q):
+        return False  # "公司系统的管理员权限": rights at the user's own organisation
     return bool(_CN_ELEVATED.search(q + scope)) or not (q or scope)
