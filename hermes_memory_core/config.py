@@ -203,8 +203,10 @@ class MemoryConfig(_Strict):
     )
     redact_pii: bool = Field(True, description="Replace PII with placeholders before storing in redact_tiers.")
     redact_kinds: list[str] = Field(
-        default_factory=lambda: ["email", "id_number", "bank_card", "phone", "ip", "address"],
-        description="PII kinds to redact: email, id_number, bank_card, phone, ip, address.",
+        default_factory=lambda: ["email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address"],
+        description="PII kinds to redact: email (also internationalised and spelled 'x at y dot com'), iban "
+        "(checksum-validated), id_number (Chinese resident ID), bank_card (Luhn), ssn (US), passport (after a context "
+        "word such as 'passport' / '护照'), phone (also +CC, 0086 and Chinese numerals), ip (v4 and v6), address.",
     )
     redact_tiers: list[str] = Field(
         default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
