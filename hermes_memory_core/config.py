@@ -208,6 +208,16 @@ class MemoryConfig(_Strict):
         "(checksum-validated), id_number (Chinese resident ID), bank_card (Luhn), ssn (US), passport (after a context "
         "word such as 'passport' / '护照'), phone (also +CC, 0086 and Chinese numerals), ip (v4 and v6), address.",
     )
+    redact_summaries: bool = Field(
+        True,
+        description="With redact_pii, redact running summaries before they are stored (they outlive the session, "
+        "are exported and go into every later prompt).",
+    )
+    redact_session_messages: bool = Field(
+        False,
+        description="With redact_pii, redact the session buffer's messages (and their adapter payloads) before they "
+        "are stored; off by default so the current conversation reads back exactly as it was written.",
+    )
     redact_tiers: list[str] = Field(
         default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
     )

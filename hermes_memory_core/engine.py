@@ -317,6 +317,13 @@ class MemoryEngine:
             return content, {}
         return result.text, result.found
 
+    def redact_text(self, text: str) -> str:
+        """Any text with PII replaced by placeholders (unchanged when ``redact_pii`` is off)."""
+        if self._redactor is None:
+            return text
+        result = self._redactor.redact(text)
+        return result.text if result.found else text
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed stored texts, checking the result's shape; any failure is an :class:`EmbeddingError`."""
         try:

@@ -74,6 +74,8 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         oldest = turns[: cfg.summarize_turns]
         pairs = [(m.role, m.content) for turn in oldest for m in turn]
         summary = summarizer.summarize(pairs, cfg.summary_chunk_chars)
+        if cfg.redact_summaries:
+            summary = engine.redact_text(summary)
         promote = [" ".join(m.content for m in turn if m.role in USER_ROLES) for turn in oldest]
         numbers = [turn[0].turn for turn in oldest]
         if not sessions.commit_compaction(user_id, session_id, numbers, summary, promote, engine.now()):
@@ -83,6 +85,8 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
             older = chunks[:-1]
             tight = summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2)
+            if cfg.redact_summaries:
+                tight = engine.redact_text(tight)
             sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
     return appended
 
@@ -182,6 +186,9 @@ def plan_write(
         text = content
     else:
         text = classifier.normalize(content)
+        rewritten = check_memory_write(text, source)
+        if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
+            return _Plan(RememberResult(None, tier, rewritten.reason, "rejected"))
         if decision.key:
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,

@@ -137,10 +137,27 @@ class SessionMemory:
         if not msgs:
             return
         self._engine.need_open()
+        if self._engine.config.redact_session_messages:
+            msgs = [self._redacted(m) for m in msgs]
         store = self._sessions.store
         store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs], self._engine.now())
         if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
             self._sessions.on_overflow(self.user_id, self.session_id)
+
+    def _redacted(self, message: Message) -> Message:
+        """The message with PII redacted in its content and in every string of its adapter payload."""
+        redact = self._engine.redact_text
+
+        def walk(value: Any) -> Any:
+            if isinstance(value, str):
+                return redact(value)
+            if isinstance(value, Mapping):
+                return {k: walk(v) for k, v in value.items()}
+            if isinstance(value, list | tuple):
+                return [walk(v) for v in value]
+            return value
+
+        return Message(message.role, redact(message.content), walk(message.data), message.created_at, message.turn)
 
     def view(self, all_turns: bool = False) -> SessionView:
         """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn

@@ -2,7 +2,10 @@
 
 Both keep what the seed asks for — the task goal, facts the user confirmed, open items — and respect a
 character limit (the seed's 200 characters per appended chunk; tighter points when the running summary is
-compressed again past 500 characters).
+compressed again past 500 characters). Neither lets an instruction to the assistant into a summary, which goes
+into every later prompt as system content: the extractive one never picks a sentence the injection guard flags,
+and a model's summary passes :func:`~hermes_memory_core.trust.injection.sanitize_summary` before and after it is
+cut to length.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from hermes_memory_core.llm import LLM, ask
+from hermes_memory_core.trust.injection import find_injection, sanitize_summary
 
 __all__ = [
     "COMPRESS_PROMPT",
@@ -77,7 +81,7 @@ class ExtractiveSummarizer:
         for text in user_lines:
             for m in _SENTENCE.finditer(text):
                 s = " ".join(m.group().split())
-                if len(s) > 3:
+                if len(s) > 3 and find_injection(s) is None:  # an instruction never becomes part of a summary
                     sentences.append((len(sentences), len(_SIGNAL.findall(s)), s))
         if not sentences:
             return ""
@@ -97,7 +101,7 @@ class ExtractiveSummarizer:
         if not notes:
             return ""
         share = max(limit // len(notes) - 2, 8)
-        return clip(" | ".join(clip(n, share) for n in notes), limit)
+        return sanitize_summary(clip(" | ".join(clip(n, share) for n in notes), limit))
 
 
 class LLMSummarizer:
@@ -110,8 +114,10 @@ class LLMSummarizer:
 
     def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
         answer = ask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
-        return clip(answer, limit) if answer and answer.strip() else self.fallback.summarize(turns, limit)
+        clean = sanitize_summary(answer) if answer else ""
+        return sanitize_summary(clip(clean, limit)) if clean.strip() else self.fallback.summarize(turns, limit)
 
     def compress(self, notes: Sequence[str], limit: int) -> str:
         answer = ask(self.llm, COMPRESS_PROMPT.format(limit=limit, notes="\n".join(notes)), self.timeout)
-        return clip(answer, limit) if answer and answer.strip() else self.fallback.compress(notes, limit)
+        clean = sanitize_summary(answer) if answer else ""
+        return sanitize_summary(clip(clean, limit)) if clean.strip() else self.fallback.compress(notes, limit)

@@ -2,7 +2,13 @@
 
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.encryption import ContentCipher, generate_key
-from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
+from hermes_memory_core.trust.injection import (
+    Finding,
+    WriteVerdict,
+    check_memory_write,
+    find_injection,
+    sanitize_summary,
+)
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import ANONYMOUS, LIFECYCLE, Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
@@ -12,11 +18,14 @@ __all__ = [
     "LIFECYCLE",
     "Caller",
     "ContentCipher",
+    "Finding",
     "KeyManager",
     "RedactionResult",
     "Redactor",
     "SealingCodec",
     "WriteVerdict",
     "check_memory_write",
+    "find_injection",
     "generate_key",
+    "sanitize_summary",
 ]

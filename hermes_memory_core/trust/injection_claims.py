@@ -115,9 +115,8 @@ def claim(m: re.Match[str], text: str) -> bool:
     if _EXTERNAL.match(post):
         return False
     words = pre.split()
-    if kind == "admin" and words[:1] in (["a"], ["an"]) and any(w not in _PLATFORM_MOD for w in words[1:]):
-        return False  # "a database administrator", "a business owner": an occupation
-    return True
+    # "a database administrator", "a business owner": an occupation, not a claim of privilege
+    return not (kind == "admin" and words[:1] in (["a"], ["an"]) and any(w not in _PLATFORM_MOD for w in words[1:]))
 
 
 _ELEVATED = re.compile(

@@ -252,7 +252,7 @@ def _number_kind(parts: list[str], seps: list[str], before: str) -> str | None:
     sizes = [len(p) for p in parts if p not in "xX"]
     spelled = all(n == 1 for n in sizes) and len(sizes) > 4  # "1 3 8 1 2 3 4 5 6 7 8"
     blocky = len(sizes) == 1 or spelled or all(3 <= n <= 6 for n in sizes)
-    one_sep = len(set(s.strip() or " " for s in seps)) <= 1
+    one_sep = len({s.strip() or " " for s in seps}) <= 1
     if len(digits) == 18 and cn_id_valid(digits):
         return "id_number"
     if parts[-1] in "xX":
