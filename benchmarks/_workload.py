@@ -112,9 +112,11 @@ def embed_corpus(convs: Sequence[Conversation], real: Any, cache_dir: str | None
 
 
 def time_raw_embedding(real: Any, texts: Sequence[str], batch: int = 64) -> float:
-    """Seconds per text of the model's own batched ``embed_documents`` on ``texts`` (never cached)."""
+    """Seconds per text of the model's own batched ``embed_documents`` on ``texts`` (never cached; one untimed
+    warm-up batch first, as the model's first call pays its set-up)."""
     if not texts:
         return float("nan")
+    real.embed_documents(list(texts[:8]))
     t0 = time.perf_counter()
     for start in range(0, len(texts), batch):
         real.embed_documents(list(texts[start : start + batch]))
