@@ -56,7 +56,7 @@ def require_locomo(path: str | None, synthetic_fallback: bool = False) -> Path:
     where = f" at {given}" if given else ""
     alt = ", or run with --corpus synthetic" if synthetic_fallback else ""
     print(
-        f"LoCoMo not found{where}: get data/locomo10.json from https://github.com/snap-research/locomo "
+        f"LoCoMo not found{where}: get data/locomo10.json from https://github.com/snap-research/LoCoMo "
         f"(CC BY-NC 4.0) and pass --data PATH or set {LOCOMO_ENV}{alt}",
         file=sys.stderr,
     )

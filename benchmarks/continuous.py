@@ -123,14 +123,18 @@ def footer(result: RunResult) -> str:
 
 
 def write_profile(profiler: cProfile.Profile, path: str, searches: int, top: int = 40) -> None:
-    """Top functions of the profiled searches by cumulative and by own time, as text."""
+    """Top functions of the profiled searches by cumulative and by own time, and the callers of the costliest, as
+    text in ``path``; the raw statistics in ``path``.pstats."""
     out = io.StringIO()
     out.write(f"cProfile of MemoryProvider.search, {searches} searches (continuous use); times include "
               "profiler overhead\n\n")
     for key, title in (("cumulative", "by cumulative time"), ("tottime", "by own (self) time")):
         out.write(f"===== top {top} {title} =====\n")
         pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(key).print_stats(top)
+    out.write("===== who calls the 10 functions with the most own time =====\n")
+    pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("tottime").print_callers(10)
     Path(path).write_text(out.getvalue(), encoding="utf-8")
+    profiler.dump_stats(path + ".pstats")  # for python -m pstats / snakeviz
 
 
 def main(argv: list[str] | None = None) -> int:
