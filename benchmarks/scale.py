@@ -1,5 +1,9 @@
 """Scale: add_many throughput and search latency at N memories, against the raw parts in the same run.
 
+This is the bulk-load case (filler memories in large batches, then ``optimize()``), with the generated worst
+case for the keyword leg and the server configuration; ``benchmarks.continuous`` measures the store as users fill
+it (session by session, no ``optimize()``) next to a bulk load of the same data.
+
 Usage::
 
     python -m benchmarks.scale --n 10000,100000 --users 10 [--embedding-model all-MiniLM-L6-v2] [--sample 1000]
