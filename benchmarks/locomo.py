@@ -60,10 +60,7 @@ _ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 def repair_evidence(raw: Any) -> list[str]:
     """Normalise evidence ids: split 'D8:6; D9:17' and 'D9:1 D4:4', fix 'D:11:26' and 'D30:05'."""
     items = raw if isinstance(raw, list) else [raw]
-    out: list[str] = []
-    for item in items:
-        for m in _ID.finditer(str(item)):
-            out.append(f"D{int(m.group(1))}:{int(m.group(2))}")
+    out = [f"D{int(m.group(1))}:{int(m.group(2))}" for item in items for m in _ID.finditer(str(item))]
     return list(dict.fromkeys(out))
 
 

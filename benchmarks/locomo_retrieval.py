@@ -2,8 +2,9 @@
 
 Usage (the command line is a contract)::
 
-    python -m benchmarks.locomo_retrieval --data ../shared/data/locomo10.json --conversations 0-4 \
-        --top-k 5,10 --json OUT.json
+    python -m benchmarks.locomo_retrieval --data PATH/locomo10.json --conversations 0-4 --top-k 5,10 --json OUT.json
+
+(``--data`` may be left out when ``$HERMES_LOCOMO_PATH`` names the file.)
 
 Each conversation is loaded through the public API (``add_many``: one memory per turn, text
 "speaker: text", ``created_at`` from the session date, the conversation's sample id as user id), then every
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import CachedEmbedder, Progress, print_table
+from benchmarks._common import CachedEmbedder, Progress, add_data_arguments, print_table, require_locomo
 from benchmarks.locomo import CATEGORY_NAMES, Conversation, load_conversations, parse_range
 
 __all__ = ["evaluate", "main"]
@@ -105,8 +106,11 @@ def evaluate(
                     for t in conv.turns
                 ]
                 base = loaded
-                ids = mem.add_many(items, dialogue=True,
-                                   on_progress=lambda done, _n, base=base: progress.update(base + done))
+
+                def on_progress(done: int, _total: int, base: int = base) -> None:
+                    progress.update(base + done)
+
+                ids = mem.add_many(items, dialogue=True, on_progress=on_progress)
                 bm25[conv.sample_id] = (ids, BM25Okapi([tokenize(t.content) or ["_"] for t in conv.turns]))
                 loaded += len(ids)
                 dia_of.update({mid: t.dia_id for mid, t in zip(ids, conv.turns, strict=True)})
@@ -172,7 +176,7 @@ def _print(result: dict[str, Any], ks: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.locomo_retrieval", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="a file in LoCoMo's format (locomo10.json)")
+    add_data_arguments(parser)
     parser.add_argument("--conversations", default="0-4", help="indices, e.g. 0-4 (dev) or 5-9 (test)")
     parser.add_argument("--top-k", default="5,10", help="comma-separated cut-offs for recall")
     parser.add_argument("--json", default=None, help="write the numbers to this JSON file")
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache ('' to disable)")
     args = parser.parse_args(argv)
     ks = sorted({int(k) for k in args.top_k.split(",") if k.strip()})
-    convs = load_conversations(args.data, parse_range(args.conversations))
+    convs = load_conversations(require_locomo(args.data), parse_range(args.conversations))
     overrides = {"embedding_model": args.embedding_model} if args.embedding_model else {}
     result = evaluate(convs, ks, overrides, args.cache_dir or None)
     _print(result, ks)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m benchmarks.token_savings --data ../shared/data/locomo10.json --conversations 0-4
+    python -m benchmarks.token_savings --data PATH/locomo10.json --conversations 0-4   # or $HERMES_LOCOMO_PATH
 
 Each conversation is replayed through ``MemoryProvider.session`` (speaker A as the user, B as the assistant).
 After every turn the prompt cost of short-term memory (``context_tokens()``: summary + last 12 turns) is
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import Progress, print_table
+from benchmarks._common import Progress, add_data_arguments, print_table, require_locomo
 from benchmarks.locomo import load_conversations, parse_range
 
 __all__ = ["main", "replay"]
@@ -31,7 +31,7 @@ def replay(path: str, indices: list[int], llm: Any = None) -> list[list[Any]]:
 
     rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory(prefix="hermes-tokens-") as tmp:
-        cfg = MemoryConfig(data_dir=Path(tmp) / "s", embedding_model="all-MiniLM-L6-v2")
+        cfg = MemoryConfig.model_validate({"data_dir": Path(tmp) / "s", "embedding_model": "all-MiniLM-L6-v2"})
         with MemoryProvider(cfg, llm=llm) as mem:
             for conv in load_conversations(path, indices):
                 speakers = list(dict.fromkeys(t.speaker for t in conv.turns))
@@ -58,10 +58,10 @@ def replay(path: str, indices: list[int], llm: Any = None) -> list[list[Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.token_savings", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True)
+    add_data_arguments(parser)
     parser.add_argument("--conversations", default="0-4")
     args = parser.parse_args(argv)
-    rows = replay(args.data, parse_range(args.conversations))
+    rows = replay(str(require_locomo(args.data)), parse_range(args.conversations))
     print("summaries: deterministic extractive summarizer (no LLM configured)")
     print_table(["conversation", "prompts", "full history tok/prompt", "buffer+summary tok/prompt", "saved",
                  "last prompt (ours)", "last prompt (full)"], rows)
