@@ -129,6 +129,8 @@ class MemoryEngine:
         self._redactor = Redactor(config.redact_kinds) if config.redact_pii else None
         self._access_lock = threading.Lock()
         self._access_buffer: list[AccessRecord] = []
+        self._access_flushing = False
+        self._languages: dict[str, set[str]] = {}  # embedded store: languages each user's memories are in
         self._lock: DataDirLock | None = None
         self._profile: LanguageProfile | None = None
         self._profile_lock = threading.Lock()
@@ -345,9 +347,9 @@ class MemoryEngine:
             self.need_open()
             if any(r.memory_type.value in SEALED_TIERS for r in records):
                 self.ensure_key()
-            self.metadata.insert(
-                [NewMemory(r, dialogue and _takes_context(r), language_of(r.content)) for r in records]
-            )
+            rows = [NewMemory(r, dialogue and _takes_context(r), language_of(r.content)) for r in records]
+            self.metadata.insert(rows)
+            self._learn_languages(rows)
             try:
                 self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(records, vectors, strict=True)])
             except BaseException as exc:
@@ -438,8 +440,11 @@ class MemoryEngine:
             self.need_open()
             now = max(self.now(), rec.updated_at)
             try:
+                lang = language_of(text)
                 version = self.metadata.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags,
-                                                    lang=language_of(text))
+                                                    lang=lang)
+                if rec.user_id in self._languages:
+                    self._languages[rec.user_id].add(lang)
                 new = replace(rec, content=text, version=version, updated_at=now,
                               metadata=rec.metadata if meta is None else meta,
                               tags=rec.tags if tags is None else tuple(sorted(tags)))
@@ -477,6 +482,23 @@ class MemoryEngine:
             self.hot.invalidate(memory_id)
             self.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
 
+    def has_language(self, user_id: str, lang: str) -> bool:
+        """Whether the user holds an active memory in this language. An embedded store (one process) remembers the
+        answer and keeps it current on its own writes; a server store asks every time (other processes write)."""
+        if self.config.metadata_url is not None:
+            return self.metadata.has_language(user_id, lang)
+        known = self._languages.get(user_id)
+        if known is None:
+            known = {code for code in ("zh", "en") if self.metadata.has_language(user_id, code)}
+            self._languages[user_id] = known
+        return lang in known
+
+    def _learn_languages(self, rows: Sequence[NewMemory]) -> None:
+        for row in rows:
+            known = self._languages.get(row.record.user_id)
+            if known is not None and row.lang is not None:
+                known.add(row.lang)
+
     def find_fact(self, user_id: str, fact_key: str) -> str | None:
         """Id of the user's current permanent fact with this topic key, if any."""
         return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [MemoryType.PERMANENT.value])
@@ -493,10 +515,20 @@ class MemoryEngine:
             return
         with self._access_lock:
             self._access_buffer.extend(entries)
-            full = len(self._access_buffer) >= self.config.access_log_flush_every
-        if full:
+            full = len(self._access_buffer) >= self.config.access_log_flush_every and not self._access_flushing
+            if full:
+                self._access_flushing = True
+        if full:  # written by a short-lived thread: a search never waits for the access log's transaction
+            threading.Thread(target=self._flush_access_in_background, name="hermes-access-log", daemon=True).start()
+
+    def _flush_access_in_background(self) -> None:
+        try:
             with self.write_lock:
-                self.flush_access()
+                if not self.closed:
+                    self.flush_access()
+        finally:
+            with self._access_lock:
+                self._access_flushing = False
 
     def flush_access(self) -> None:
         """Write buffered access records now."""

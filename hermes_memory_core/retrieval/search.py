@@ -158,7 +158,7 @@ class Searcher:
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
         ql = language_of(text)
-        cross = engine.metadata.has_language(flt.user_id, "en" if ql == "zh" else "zh")
+        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
         cosines = dict(engine.vectors.search(query_vec, n, vflt))
         cal = self._calibrator(about_user, query_vec, ql, cross) if cross or min_score is not None else None
         found_by_cross: set[str] = set()

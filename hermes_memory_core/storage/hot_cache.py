@@ -37,6 +37,7 @@ class HotCache:
         self._max_tracked = max(capacity * tracked, capacity)
         self._records: dict[str, dict[str, MemoryRecord]] = {}
         self._uses: dict[str, Counter[str]] = {}
+        self._floor: dict[str, int] = {}  # per user, a lower bound of the coldest cached record's use count
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -77,10 +78,15 @@ class HotCache:
                 if rec.id in cached or len(cached) < self.capacity:
                     cached[rec.id] = rec
                     continue
-                coldest = min(cached, key=lambda m: uses[m])
+                # the coldest cached record's count only grows, so a known floor rejects most newcomers without a scan
+                if uses[rec.id] <= self._floor.get(user_id, 0):
+                    continue
+                coldest = min(cached, key=uses.__getitem__)
+                self._floor[user_id] = uses[coldest]
                 if uses[rec.id] > uses[coldest]:
                     del cached[coldest]
                     cached[rec.id] = rec
+                    self._floor[user_id] = 0  # unknown again: the next contender rescans
             if len(uses) > self._max_tracked:
                 keep = dict(uses.most_common(self._max_tracked // 2))
                 for mid in cached:
@@ -98,6 +104,7 @@ class HotCache:
         with self._lock:
             self._records.clear()
             self._uses.clear()
+            self._floor.clear()
 
     def size(self, user_id: str | None = None) -> int:
         """Records held for one user, or for all."""
