@@ -93,6 +93,12 @@ class HotCache:
             for cached in self._records.values():
                 cached.pop(memory_id, None)
 
+    def drop_user(self, user_id: str) -> None:
+        """Forget everything of one user (after their erasure)."""
+        with self._lock:
+            self._records.pop(user_id, None)
+            self._uses.pop(user_id, None)
+
     def clear(self) -> None:
         """Drop everything (after a key rotation or a restore)."""
         with self._lock:
