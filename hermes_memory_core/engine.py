@@ -450,9 +450,9 @@ class MemoryEngine:
             self.hot.invalidate(memory_id)
             self.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
 
-    def find_fact(self, user_id: str, fact_key: str) -> str | None:
-        """Id of the user's current permanent fact with this topic key, if any."""
-        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [MemoryType.PERMANENT.value])
+    def find_fact(self, user_id: str, fact_key: str, tiers: Sequence[MemoryType] = (MemoryType.PERMANENT,)) -> str | None:
+        """Id of the user's current memory of these tiers (default: permanent) with this topic key, if any."""
+        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [t.value for t in tiers])
 
     # ------------------------------------------------------------------ access log
     def note_access(self, records: Iterable[MemoryRecord], user_id: str, who: Caller) -> None:
@@ -470,6 +470,14 @@ class MemoryEngine:
         if full:
             with self.write_lock:
                 self.flush_access()
+
+    def discard_access(self, user_id: str, memory_id: str | None = None) -> None:
+        """Drop buffered access records of a user (or one memory of theirs) about to be erased."""
+        with self._access_lock:
+            self._access_buffer = [
+                a for a in self._access_buffer
+                if a.user_id != user_id or (memory_id is not None and a.memory_id != memory_id)
+            ]
 
     def flush_access(self) -> None:
         """Write buffered access records now."""

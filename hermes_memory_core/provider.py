@@ -17,6 +17,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
+from hermes_memory_core.lifecycle.erasure import ErasureReport, erase_memory, finish_erasures, purge_user
 from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
@@ -122,6 +124,7 @@ class MemoryProvider:
         self._background = BackgroundLifecycle(engine, self._llm_for)
         self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain)
         _OPEN_STORES[engine.store_key] = self
+        finish_erasures(engine)  # an erasure a killed process left half done
         self._background.resume()
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
@@ -296,15 +299,31 @@ class MemoryProvider:
         rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
         return self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
 
-    def delete(
-        self, memory_id: str, *, reason: str = "", user_id: str | None = None, caller: Caller | None = None
-    ) -> bool:
-        """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays."""
+    def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None, hard: bool = False,
+               caller: Caller | None = None) -> bool:
+        """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays (and
+        ``search(as_of=...)`` before now finds it). ``hard=True`` erases it (also a soft-deleted one) completely:
+        no file of the store keeps a byte of it (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
         self.engine.need_open()
         note = v.check_text(reason, "reason")
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
-        self.engine.delete(rec, note)
+        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True,
+                                include_inactive=v.check_flag(hard, "hard"))
+        if hard:
+            erase_memory(self.engine, rec)
+        else:
+            self.engine.delete(rec, note)
         return True
+
+    def purge_user(self, user_id: str, *, caller: Caller | None = None) -> ErasureReport:
+        """Erase everything of one user (every tier and version, sessions, logs, indexes, vectors, caches) so that
+        no file of the store keeps a byte of it; needs ``write_permanent``. A killed purge is finished by the next
+        ``purge_user``, ``reconcile()`` or open (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
+        self.engine.need_open()
+        uid, who = v.check_user_id(user_id), self._who(caller)
+        if not who.write_permanent:
+            raise PermissionDeniedError(f"caller {who.name!r} may not purge a user (needs write_permanent)")
+        self._background.drain()  # no queued promotion of this user may land after the purge
+        return purge_user(self.engine, uid)
 
     # ------------------------------------------------------------------ reads
     def get(self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None) -> MemoryRecord:
@@ -376,6 +395,7 @@ class MemoryProvider:
         tags: Iterable[str] | None = None,
         time_range: tuple[float | None, float | None] | None = None,
         now: float | None = None,
+        as_of: float | None = None,
         caller: Caller | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
@@ -389,6 +409,9 @@ class MemoryProvider:
             tags: Only memories carrying at least one of these tags.
             time_range: ``(start, end)`` Unix seconds on ``created_at``, inclusive; either end may be None.
             now: The Unix time the ranking treats as the present (for replaying old conversations).
+            as_of: Answer as the store stood at this Unix time: memories that existed then (also those deleted
+                since), each with the version current then (both legs score that version's text); ``now``
+                defaults to it.
             caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
 
         Returns:
@@ -399,7 +422,7 @@ class MemoryProvider:
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   who=self._who(caller), llm=self.llm)
+                                   as_of=as_of, who=self._who(caller), llm=self.llm)
 
     def recall(
         self,
@@ -474,9 +497,11 @@ class MemoryProvider:
 
     # ------------------------------------------------------------------ maintenance
     def reconcile(self) -> ReconcileReport:
-        """Repair both stores: re-index active rows missing (or stale) in the vector engine, drop vector points
-        with no active row, rebuild missing keyword rows, and take expired memories out of the vector index."""
-        return self.engine.reconcile()
+        """Repair both stores: finish erasures a killed process left half done, re-index active rows missing (or
+        stale) in the vector engine, drop vector points with no active row, rebuild missing keyword rows, and take
+        expired memories out of the vector index."""
+        finished = finish_erasures(self.engine) if not self.engine.closed else 0
+        return replace(self.engine.reconcile(), erasures_finished=finished)
 
     def optimize(self) -> None:
         """Merge the keyword index into one segment and build the vector engine's HNSW index.
@@ -554,6 +579,7 @@ class MemoryProvider:
     aadd_many = async_twin(add_many)
     aupdate = async_twin(update)
     adelete = async_twin(delete)
+    apurge_user = async_twin(purge_user)
     aget = async_twin(get)
     ahistory = async_twin(history)
     alist_memories = async_twin(list_memories)
@@ -569,22 +595,4 @@ class MemoryProvider:
     aflush = async_twin(flush)
     aclose = async_twin(close)
 
-    @classmethod
-    async def arestore(
-        cls,
-        bundle: str | os.PathLike[str],
-        config: MemoryConfig | None = None,
-        *,
-        overwrite: bool = False,
-        embedder: Embedder | None = None,
-        vector_store: VectorStore | None = None,
-        llm: LLM | None = None,
-        caller: Caller | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> MemoryProvider:
-        """Async twin of :meth:`restore`."""
-        import asyncio
-
-        return await asyncio.to_thread(cls.restore, bundle, config, overwrite=overwrite, embedder=embedder,
-                                       vector_store=vector_store, llm=llm, caller=caller, clock=clock)
-
+    arestore = classmethod(async_twin(restore))

@@ -22,6 +22,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
@@ -112,6 +113,7 @@ class Searcher:
         tags: Iterable[str] | None = None,
         time_range: Any = None,
         now: Any = None,
+        as_of: Any = None,
         who: Caller,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
@@ -126,9 +128,22 @@ class Searcher:
         k = v.check_top_k(top_k)
         flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
         at = engine.now(v.check_timestamp(now, "now"))
+        then = v.check_timestamp(as_of, "as_of")
         if not text.strip():
             return []
+        if then is not None:
+            return self.run_as_of(text, flt, k, at if now is not None else then, then, who, llm)
         return self.run(text, flt, k, at, who, llm)
+
+    def run_as_of(
+        self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
+    ) -> list[MemoryHit]:
+        """Search as the store stood at ``as_of`` (see :mod:`~hermes_memory_core.retrieval.as_of`); the hits
+        count as accesses, the hot cache is left alone (they may be past versions)."""
+        hits = search_as_of(self.engine, text, self.keyword_tokens(text, llm), flt.for_vectors(), flt.for_rows(as_of),
+                            k, at, as_of)
+        self.engine.note_access([h.record for h in hits], flt.user_id, who)
+        return hits
 
     def run(self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None) -> list[MemoryHit]:
         """Search validated arguments: both legs, fusion, the hits' records, their access counts."""
