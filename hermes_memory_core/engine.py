@@ -39,7 +39,7 @@ from hermes_memory_core.errors import (
     PermissionDeniedError,
     StoreClosedError,
 )
-from hermes_memory_core.storage.hot_cache import HotCache
+from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
 from hermes_memory_core.storage.sessions import SessionStore
@@ -124,6 +124,7 @@ class MemoryEngine:
         self.closed = True
         self.write_lock = threading.RLock()
         self.hot = HotCache(config.hot_cache_size)
+        self.past_vectors = VersionVectors()  # embeddings of past versions (as-of search)
         self.keys = KeyManager(config.encryption_key, config.encryption_key_file, self.data_dir)
         self._redactor = Redactor(config.redact_kinds) if config.redact_pii else None
         self._access_lock = threading.Lock()

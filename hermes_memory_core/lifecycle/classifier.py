@@ -159,7 +159,7 @@ _PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)"), "diet"),
 ]
 _LONG_TERM = re.compile(
-    r"\bi (?:really )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
+    r"\bi (?:really |also |still |do |just |truly )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
     r"|\bmy favou?rite\b|\bi(?:'m| am) (?:a fan of|into|used to)\b|\bi don't like\b"
     r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
     r"|我(?:很|最|比较|特别|非常|平时|一般|经常|总是|从不|不太)?(?:喜欢|爱|偏好|讨厌|不喜欢|习惯|常用|主用|想用|用)"

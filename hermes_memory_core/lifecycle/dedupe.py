@@ -172,6 +172,14 @@ def same_fact(a: str, b: str) -> bool:
     return bool(plain) and (plain == _PUNCT.sub("", _clean(b)) or (bool(sa[3]) and sa[3] == sb[3]))
 
 
+def _search_terms(text: str) -> list[str]:
+    """The keyword-index tokens of a statement's fact words (fillers such as "user" or "用户" match most of a
+    user's memories and would only slow the query down); all tokens when nothing else is left."""
+    tokens = tokenize_query(text)
+    kept = [t for t in tokens if t not in _EN_FILLER and t not in ("用户", "用", "户", "我")]
+    return kept or tokens
+
+
 def find_duplicate(
     engine: MemoryEngine, user_id: str, text: str, tiers: tuple[MemoryType, ...], session_id: str | None
 ) -> MemoryRecord | None:
@@ -179,7 +187,7 @@ def find_duplicate(
     fact ``text`` states, if any — the most recently updated when several do."""
     if not tiers:
         return None
-    terms = engine.codec.query_terms(tokenize_query(text))
+    terms = engine.codec.query_terms(_search_terms(text))
     flt = KeywordFilter(memory_types=tuple(t.value for t in tiers), now=engine.now())
     found = engine.metadata.keyword_search(user_id, terms, CANDIDATES, flt, context_weight=0.0)
     records = engine.metadata.get_many([mid for mid, _ in found], user_id, now=engine.now())

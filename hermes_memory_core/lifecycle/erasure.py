@@ -7,8 +7,8 @@ Order, and why it survives a killed process:
 2. The metadata rows go in one transaction: memories with every version and tag, keyword entries and the context
    words they lent their neighbours, access-log rows, and for a user their session buffers, summaries and
    promotion-queue entries.
-3. The vector points go (by the user filter, so points no row knows go too), and the hot cache and buffered
-   access records forget them.
+3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
+   vectors of past versions and buffered access records forget them.
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
    the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`).
 5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`).
@@ -89,6 +89,7 @@ def _run(engine: MemoryEngine, erasure: Erasure) -> int:
         ids = engine.metadata.erase_user_rows(erasure.user_id)
         engine.vectors.delete_user(erasure.user_id)
         engine.hot.drop_user(erasure.user_id)
+        engine.past_vectors.drop(erasure.user_id)
         engine.discard_access(erasure.user_id)
     else:
         assert erasure.memory_id is not None
@@ -96,6 +97,7 @@ def _run(engine: MemoryEngine, erasure: Erasure) -> int:
         engine.metadata.purge(ids)
         engine.vectors.delete(ids)
         engine.hot.invalidate(erasure.memory_id)
+        engine.past_vectors.drop(erasure.user_id, erasure.memory_id)
         engine.discard_access(erasure.user_id, erasure.memory_id)
     engine.vectors.flush()
     engine.vectors.compact_deleted()

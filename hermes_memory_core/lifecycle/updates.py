@@ -51,7 +51,8 @@ _TOPICS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"alcohol|\bbeer|\bwine|\bdrinking\b|酒"), "alcohol"),
     (re.compile(r"smok|cigarette|vap(?:e|ing)|抽烟|吸烟|戒烟|香烟"), "smoking"),
     (re.compile(r"\b(?:python|java|golang|rust|javascript|typescript|ruby|kotlin|swift|php|scala|haskell|c\+\+|c#)\b"
-                r"|programming language|编程语言"), "programming_language"),
+                r"|\b(?:to|in|use|uses|using|write|writes|writing|learn|learning) go\b|programming language|编程语言"),
+     "programming_language"),
     (re.compile(r"\b(?:vim|neovim|emacs|vs ?code|intellij|pycharm|sublime)\b|editor|编辑器"), "editor"),
     (re.compile(r"\b(?:linux|windows|macos|ubuntu)\b|operating system|操作系统"), "operating_system"),
     (re.compile(r"vegetarian|vegan|\bmeat\b|吃素|素食|吃肉"), "diet"),
@@ -127,7 +128,7 @@ def _topic_words(name: str) -> list[str]:
         "tea": ["tea", "茶"],
         "alcohol": ["alcohol", "beer", "wine", "酒"],
         "smoking": ["smoke", "smoking", "cigarette", "抽烟", "吸烟", "烟"],
-        "programming_language": ["python", "java", "golang", "rust", "javascript", "typescript", "编程"],
+        "programming_language": ["python", "java", "golang", "go", "rust", "javascript", "typescript", "编程"],
         "editor": ["vim", "emacs", "vscode", "editor", "编辑器"],
         "operating_system": ["linux", "windows", "macos", "ubuntu"],
         "diet": ["vegetarian", "vegan", "meat", "素", "肉"],

@@ -8,8 +8,9 @@ The indexes hold current versions only, so a past moment is answered in two part
   (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.records_as_of`). Their text then is scored the way
   each leg scores an indexed memory: BM25 with the keyword index's own statistics (FTS5's formula and numbers,
   so the scores compare with the keyword leg's), and the cosine of its embedding with the query's. At most
-  :data:`EMBED_LIMIT` of them are embedded per query (the best by keyword score, then the most recent); the rest
-  compete on their keyword score alone.
+  :data:`EMBED_LIMIT` of them get a dense score per query (the best by keyword score, then the most recent); the
+  rest compete on their keyword score alone. Past versions never change, so their vectors are cached
+  (:class:`~hermes_memory_core.storage.hot_cache.VersionVectors`) and a repeated as-of query embeds nothing.
 
 The search without ``as_of`` does none of this. Hard-deleted and purged memories are gone for every moment.
 """
@@ -31,8 +32,8 @@ from hermes_memory_core.types import MemoryHit, MemoryRecord
 
 __all__ = ["EMBED_LIMIT", "bm25", "search_as_of"]
 
-#: Changed memories whose past text is embedded for one as-of query.
-EMBED_LIMIT = 256
+#: Changed memories whose past text is embedded for one as-of query (vectors of past versions are then cached).
+EMBED_LIMIT = 128
 # BM25 parameters of SQLite FTS5 (and of the PostgreSQL keyword leg).
 _K1 = 1.2
 _B = 0.75
@@ -57,6 +58,20 @@ def bm25(tokens: Sequence[str], terms: Sequence[str], stats: KeywordStats, conte
         idf = idf if idf > 0 else 1e-6
         score += idf * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * length / stats.avg_length))
     return round(score, 9)
+
+
+def _past_vectors(engine: MemoryEngine, records: Sequence[MemoryRecord]) -> np.ndarray:
+    """Embeddings of past versions: from the engine's cache, the others embedded in one batch and cached."""
+    keys = [(r.user_id, r.id, r.version) for r in records]
+    found = {k: v for k in keys if (v := engine.past_vectors.get(k)) is not None}
+    todo = [r for r, k in zip(records, keys, strict=True) if k not in found]
+    if todo:
+        for rec, vec in zip(todo, engine.embed_documents([r.content for r in todo]), strict=True):
+            found[(rec.user_id, rec.id, rec.version)] = vec = np.asarray(vec, dtype=np.float32)
+            engine.past_vectors.put((rec.user_id, rec.id, rec.version), vec)
+    if not keys:
+        return np.zeros((0, engine.config.vector_dim), dtype=np.float32)
+    return np.stack([found[k] for k in keys])
 
 
 def _rank_row(rec: MemoryRecord) -> RankRow:
@@ -102,7 +117,7 @@ def search_as_of(
                    for m, r in past.items()}
         keyword.update({m: s for m, s in then_kw.items() if s > 0})
         chosen = sorted(past, key=lambda m: (-then_kw[m], -past[m].updated_at, m))[:EMBED_LIMIT]
-        vecs = np.asarray(engine.embed_documents([past[m].content for m in chosen]), dtype=np.float32)
+        vecs = _past_vectors(engine, [past[m] for m in chosen])
         norms = np.linalg.norm(vecs, axis=1) * max(float(np.linalg.norm(query_vec)), 1e-12)
         sims = (vecs @ query_vec) / np.maximum(norms, 1e-12)
         dense.update({m: float(s) for m, s in zip(chosen, sims, strict=True)})

@@ -4,6 +4,7 @@ promotion storing nothing new for a statement the user's memories already hold (
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,13 +71,13 @@ def test_signature_reads_numbers_in_every_form() -> None:
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> MemoryProvider:
+def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
     clock = [1_700_000_000.0]
     provider = MemoryProvider(make_config(tmp_path / "s", request.param), embedder=embedder, caller=ADMIN,
                               clock=lambda: clock[0])
     provider.clock = clock  # type: ignore[attr-defined]
-    request.addfinalizer(provider.close)
-    return provider
+    yield provider
+    provider.close()
 
 
 def test_remember_twice_stores_one_memory_and_counts_the_repetition(store: MemoryProvider) -> None:

@@ -4,6 +4,7 @@ topic (issues 15 and 16.10). Storage-touching tests run on both metadata backend
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.hermes_memory_core.fake_llms import ScriptedLLM
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> MemoryProvider:
+def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
     clock = [1_700_000_000.0]
 
     def tick() -> float:
@@ -25,8 +26,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) ->
         return clock[0]
 
     provider = MemoryProvider(make_config(tmp_path / "s", request.param), embedder=embedder, caller=ADMIN, clock=tick)
-    request.addfinalizer(provider.close)
-    return provider
+    yield provider
+    provider.close()
 
 
 def _keyed(tier: str, key: str) -> ScriptedLLM:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +20,13 @@ T0 = 1_700_000_000
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> MemoryProvider:
+def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
     clock = [float(T0)]
     provider = MemoryProvider(make_config(tmp_path / "s", request.param), embedder=embedder, caller=ADMIN,
                               clock=lambda: clock[0])
     provider.clock = clock  # type: ignore[attr-defined]
-    request.addfinalizer(provider.close)
-    return provider
+    yield provider
+    provider.close()
 
 
 def _at(store: MemoryProvider, t: int) -> None:
@@ -158,3 +159,18 @@ async def test_async_twin(store: MemoryProvider) -> None:
     ids = _history_story(store)
     hits = await store.asearch("drink", user_id="u", as_of=T0 + 50)
     assert hits[0].id == ids["drink"] and hits[0].record.version == 1
+
+
+def test_past_vectors_are_embedded_once_and_erased_with_the_user(
+    store: MemoryProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _history_story(store)
+    store.search("drink", user_id="u", as_of=T0 + 50)
+    assert len(store.engine.past_vectors) == 2  # the tea version and the deleted bicycle
+    calls: list[int] = []
+    real = store.engine.embed_documents
+    monkeypatch.setattr(store.engine, "embed_documents", lambda texts: calls.append(len(texts)) or real(texts))
+    assert store.search("bicycle", user_id="u", as_of=T0 + 50)
+    assert calls == []
+    store.purge_user("u")
+    assert len(store.engine.past_vectors) == 0

@@ -139,7 +139,7 @@ def test_purge_user_leaves_no_byte_and_no_other_user_is_touched(
         assert len(vectors) >= 4 and mem.hot_cache.size(victim) > 0
         before = _snapshot(mem, other, other[-8:])
         if backend == "embedded":  # the needles are found where they are: the grep below can fail
-            held = {n for hits in _files_holding(tmp_path, vectors + [words["fact"].encode()]).values() for n in hits}
+            held = {n for hits in _files_holding(tmp_path, [*vectors, words["fact"].encode()]).values() for n in hits}
             assert set(vectors) <= held and words["fact"].encode() not in held  # permanent content is sealed
         elif (pg_before := _postgres_files_holding(mem, [words["long"].encode()])) is not None:
             assert pg_before  # the table files are readable and do hold the words before the purge
