@@ -80,7 +80,7 @@ def _needles(words: dict[str, str], vectors: list[bytes], user: str) -> list[byt
     return [v.encode() for v in words.values()] + vectors + [user.encode(), user[-8:].encode()]
 
 
-def _postgres_files_holding(mem: MemoryProvider, needles: list[bytes]) -> dict[str, list[bytes]] | None:
+def _postgres_files_holding(needles: list[bytes]) -> dict[str, list[bytes]] | None:
     """The PostgreSQL database's own files holding a needle, or None when they cannot be read from here."""
     import psycopg
 
@@ -141,7 +141,7 @@ def test_purge_user_leaves_no_byte_and_no_other_user_is_touched(
         if backend == "embedded":  # the needles are found where they are: the grep below can fail
             held = {n for hits in _files_holding(tmp_path, [*vectors, words["fact"].encode()]).values() for n in hits}
             assert set(vectors) <= held and words["fact"].encode() not in held  # permanent content is sealed
-        elif (pg_before := _postgres_files_holding(mem, [words["long"].encode()])) is not None:
+        elif (pg_before := _postgres_files_holding([words["long"].encode()])) is not None:
             assert pg_before  # the table files are readable and do hold the words before the purge
         report = mem.purge_user(victim)
         assert report.user_id == victim and report.memories >= 5
@@ -156,7 +156,7 @@ def test_purge_user_leaves_no_byte_and_no_other_user_is_touched(
         needles = _needles(words, vectors, victim)
         assert _files_holding(tmp_path, needles) == {}  # while the store is open
         if backend == "server":
-            pg = _postgres_files_holding(mem, needles)
+            pg = _postgres_files_holding(needles)
             with capsys.disabled():
                 print(f"\n[purge {backend}] {report.memories} memories in {report.seconds:.2f} s; PostgreSQL files "
                       f"{'not readable here' if pg is None else 'checked'}")
@@ -338,3 +338,56 @@ def test_cli_purge_user(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["stats", *d]) == 0
     assert json.loads(capsys.readouterr().out)["by_user"] == {"stays": 1}
     assert _files_holding(tmp_path / "d", [b"qqwhistle"]) == {}
+
+
+CHILD_SERVER = """
+import json, os, signal, sys
+from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
+from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
+from tests.fakes import HashingEmbedder
+config, victim = json.loads(sys.argv[1]), sys.argv[2]
+PostgresMetadataStore.erase_residue = lambda *_a, **_k: os.kill(os.getpid(), signal.SIGKILL)
+mem = MemoryProvider(MemoryConfig(**config), embedder=HashingEmbedder(), caller=Caller.admin("crash"))
+print("PURGE", flush=True)
+mem.purge_user(victim)
+print("DONE", flush=True)
+"""
+
+
+@pytest.mark.server
+def test_a_purge_killed_before_vacuum_is_completed_on_postgres(tmp_path: Path, embedder: Embedder) -> None:
+    """Rows deleted and committed, VACUUM FULL not run: the dead tuples still hold the words until the next open."""
+    if not POSTGRES_URL:
+        pytest.skip("needs PostgreSQL (HERMES_TEST_POSTGRES_URL)")
+    from tests.conftest import fresh_schema
+
+    config = {"data_dir": str(tmp_path / "s"), "encryption_key": TEST_KEY, "metadata_url": POSTGRES_URL,
+              "metadata_schema": fresh_schema(), "vector_backend": "qdrant", "qdrant_url": ":memory:",
+              "collection": "c_crash"}
+    victim = f"victim{uuid.uuid4().hex[:8]}"
+    from hermes_memory_core import MemoryConfig
+
+    with MemoryProvider(MemoryConfig(**config), embedder=embedder, caller=ADMIN) as mem:  # type: ignore[arg-type]
+        words = _populate(mem, victim, victim[-8:])
+        _populate(mem, "other", "otherword", queue=False)
+        rows_before = [(r.id, r.content) for r in mem.list_memories(user_id="other", limit=1000)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    proc = subprocess.run([sys.executable, "-c", CHILD_SERVER, json.dumps(config), victim], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == -signal.SIGKILL and "DONE" not in proc.stdout, proc.stderr[-2000:]
+    import psycopg
+
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        keys = [r[0] for r in conn.execute(
+            f'SELECT key FROM "{config["metadata_schema"]}".memory_meta WHERE key LIKE %s', ("erasure:%",))]
+    assert keys == [f"erasure:user:{victim}"]  # the intent survived the kill
+    held = _postgres_files_holding([words["long"].encode()])
+    assert held is None or held  # and the dead tuples still hold the words
+    with MemoryProvider(MemoryConfig(**config), embedder=embedder, caller=ADMIN) as mem:  # type: ignore[arg-type]
+        # the open finished the erasure; reconcile finds nothing more to do
+        assert mem.reconcile().erasures_finished == 0 and mem.engine.metadata.pending_erasures() == []
+        assert victim not in mem.stats().by_user
+        assert [(r.id, r.content) for r in mem.list_memories(user_id="other", limit=1000)] == rows_before
+        for word in words.values():
+            assert _rows_holding(mem, word) == [], word
+        assert not _postgres_files_holding([w.encode() for w in words.values()] + [victim.encode()])
