@@ -258,7 +258,8 @@ class EdgeVectorStore:
                 return
 
     def count(self) -> int:
-        return int(self._need().info().points_count)
+        with self._lock:  # not during a compact_deleted swap
+            return int(self._need().info().points_count)
 
 
 def _edge_filter(qe: Any, flt: VectorFilter) -> Any:

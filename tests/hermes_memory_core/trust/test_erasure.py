@@ -391,3 +391,19 @@ def test_a_purge_killed_before_vacuum_is_completed_on_postgres(tmp_path: Path, e
         for word in words.values():
             assert _rows_holding(mem, word) == [], word
         assert not _postgres_files_holding([w.encode() for w in words.values()] + [victim.encode()])
+
+
+async def test_async_twins_of_restore_and_hard_delete(tmp_path: Path, embedder: Embedder) -> None:
+    """``arestore`` is now built by ``async_twin`` from the classmethod: same signature, same result."""
+    import inspect
+
+    assert list(inspect.signature(MemoryProvider.arestore).parameters) == list(
+        inspect.signature(MemoryProvider.restore).parameters)
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder, caller=ADMIN) as mem:
+        mid = mem.add("The user likes tea", user_id="u")
+        mem.export(tmp_path / "b")
+        assert await mem.adelete(mid, hard=True)
+    restored = await MemoryProvider.arestore(tmp_path / "b", make_config(tmp_path / "r"), embedder=embedder,
+                                             caller=ADMIN)
+    with restored:
+        assert restored.get(mid).content == "The user likes tea"
