@@ -23,6 +23,7 @@ from hermes_memory_core.errors import (
     StoreLockedError,
     UnknownMemoryTypeError,
 )
+from hermes_memory_core.lifecycle.erasure import ErasureReport
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
 from hermes_memory_core.lifecycle.promotion import RememberResult
 from hermes_memory_core.llm import LLM, CallableLLM
@@ -58,6 +59,7 @@ __all__ = [
     "EmbeddingError",
     "EmptyContentError",
     "EncryptionKeyError",
+    "ErasureReport",
     "ExtractiveSummarizer",
     "ForgetReport",
     "HermesMemoryError",

@@ -22,8 +22,10 @@ def async_twin(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """An ``async def`` with ``fn``'s signature that runs ``fn`` in a worker thread.
 
     Used in a class body as ``aadd = async_twin(add)``: type checkers and ``inspect.signature`` see ``add``'s
-    parameters, and the docstring says whose twin it is.
+    parameters, and the docstring says whose twin it is. A classmethod's twin is
+    ``arestore = classmethod(async_twin(restore))``.
     """
+    fn = getattr(fn, "__func__", fn)  # a classmethod object in a class body: its function
 
     @functools.wraps(fn)
     async def twin(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -81,7 +81,8 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        hits = mem.search(args.query, user_id=args.user, top_k=args.top_k, memory_types=args.type or None)
+        hits = mem.search(args.query, user_id=args.user, top_k=args.top_k, memory_types=args.type or None,
+                          as_of=args.as_of)
     rows = [_hit_dict(h) for h in hits]
     _emit(
         args,
@@ -95,7 +96,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         versions = mem.history(args.id)
-    rows = [{"version": x.version, "content": x.content, "created_at": x.created_at, "note": x.note} for x in versions]
+    rows = [{"version": x.version, "content": x.content, "created_at": x.created_at, "note": x.note,
+             "current_from": x.current_from, "current_to": x.current_to} for x in versions]
     _emit(
         args,
         rows,
@@ -153,6 +155,18 @@ def cmd_rotate_key(args: argparse.Namespace) -> int:
         data["new_key"] = base64.b64encode(key).decode("ascii")
     _emit(args, data, lambda: f"re-encrypted permanent memories; new key in {where}" if where else
           f"re-encrypted permanent memories; set HERMES_MEMORY_ENCRYPTION_KEY={data['new_key']}")
+    return 0
+
+
+def cmd_purge_user(args: argparse.Namespace) -> int:
+    if not args.yes:
+        print(f"hermes-memory: purge-user erases every memory, version, session and log row of user {args.user!r} "
+              "for good; run it again with --yes to go ahead", file=sys.stderr)
+        return 1
+    with _open(args) as mem:
+        report = mem.purge_user(args.user).as_dict()
+    _emit(args, report, lambda: f"erased user {report['user_id']!r}: {report['memories']} memories and everything "
+          f"else they left, in {report['seconds']} s")
     return 0
 
 
@@ -307,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", required=True, help="user id")
     p.add_argument("--top-k", type=int, default=5, help="number of hits (default 5)")
     p.add_argument("--type", action="append", choices=["short_term", "long_term", "permanent"], help="tier filter")
+    p.add_argument("--as-of", type=int, default=None, metavar="UNIX_TIME",
+                   help="answer as the store stood then (the versions current at that time)")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("history", parents=[common], help="every version of a memory",
@@ -339,6 +355,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Generate a new encryption key and re-encrypt every permanent memory with it in "
                        "one transaction (the key file is replaced after the commit).")
     p.set_defaults(func=cmd_rotate_key)
+
+    p = sub.add_parser("purge-user", parents=[common], help="erase everything of one user, for good",
+                       description="Erase every memory (all tiers and versions), session buffer, summary, queue entry, "
+                       "access-log row, keyword entry and vector point of one user, and rewrite the store's files so "
+                       "none keeps a byte of them. Other users are untouched. Needs --yes.")
+    p.add_argument("--user", required=True, help="the user id to erase")
+    p.add_argument("--yes", action="store_true", help="confirm: nothing of the user can be recovered afterwards")
+    p.set_defaults(func=cmd_purge_user)
 
     p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
                        description="Print counts per tier and user, versions and bytes on disk.")

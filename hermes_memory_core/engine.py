@@ -16,7 +16,6 @@ The rooms above it (search, sessions, lifecycle, portability) use this class; it
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import uuid
@@ -39,7 +38,7 @@ from hermes_memory_core.errors import (
     PermissionDeniedError,
     StoreClosedError,
 )
-from hermes_memory_core.storage.hot_cache import HotCache
+from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
 from hermes_memory_core.storage.sessions import SessionStore
@@ -50,7 +49,7 @@ from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import Redactor
-from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, ReconcileReport, StoreStats
+from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
 
@@ -125,6 +124,7 @@ class MemoryEngine:
         self.closed = True
         self.write_lock = threading.RLock()
         self.hot = HotCache(config.hot_cache_size)
+        self.past_vectors = VersionVectors()  # embeddings of past versions (as-of search)
         self.keys = KeyManager(config.encryption_key, config.encryption_key_file, self.data_dir)
         self._redactor = Redactor(config.redact_kinds) if config.redact_pii else None
         self._access_lock = threading.Lock()
@@ -493,15 +493,19 @@ class MemoryEngine:
             self._languages[user_id] = known
         return lang in known
 
+    def forget_languages(self, user_id: str) -> None:
+        """Forget what is known of a user's languages (their memories were erased)."""
+        self._languages.pop(user_id, None)
+
     def _learn_languages(self, rows: Sequence[NewMemory]) -> None:
         for row in rows:
             known = self._languages.get(row.record.user_id)
             if known is not None and row.lang is not None:
                 known.add(row.lang)
 
-    def find_fact(self, user_id: str, fact_key: str) -> str | None:
-        """Id of the user's current permanent fact with this topic key, if any."""
-        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [MemoryType.PERMANENT.value])
+    def find_fact(self, user_id: str, fact_key: str, tiers: Sequence[MemoryType] = (MemoryType.PERMANENT,)) -> str | None:
+        """Id of the user's current memory of these tiers (default: permanent) with this topic key, if any."""
+        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [t.value for t in tiers])
 
     # ------------------------------------------------------------------ access log
     def note_access(self, records: Iterable[MemoryRecord], user_id: str, who: Caller) -> None:
@@ -530,6 +534,14 @@ class MemoryEngine:
             with self._access_lock:
                 self._access_flushing = False
 
+    def discard_access(self, user_id: str, memory_id: str | None = None) -> None:
+        """Drop buffered access records of a user (or one memory of theirs) about to be erased."""
+        with self._access_lock:
+            self._access_buffer = [
+                a for a in self._access_buffer
+                if a.user_id != user_id or (memory_id is not None and a.memory_id != memory_id)
+            ]
+
     def flush_access(self) -> None:
         """Write buffered access records now."""
         with self._access_lock:
@@ -537,76 +549,7 @@ class MemoryEngine:
         if pending:
             self.metadata.record_access(pending)
 
-    # ------------------------------------------------------------------ maintenance
-    def reconcile(self) -> ReconcileReport:
-        """See :meth:`MemoryProvider.reconcile`."""
-        self.need_open()
-        report = ReconcileReport()
-        with self.write_lock:
-            now = self.now()
-            active = self.metadata.active_versions()
-            expired = set(self.metadata.expired_ids(now))
-            seen: dict[str, int] = {}
-            for batch in self.vectors.iter_points(with_vectors=False):
-                for p in batch:
-                    seen[p.id] = int(p.payload.get("version", 0) or 0)
-            orphans = [pid for pid in seen if pid not in active or pid in expired]
-            report.vector_orphans_removed = sum(1 for pid in orphans if pid not in expired)
-            report.expired_removed = sum(1 for pid in orphans if pid in expired)
-            for start in range(0, len(orphans), 1000):
-                self.vectors.delete(orphans[start : start + 1000])
-            missing = [mid for mid, ver in active.items() if mid not in expired and seen.get(mid) != ver]
-            for start in range(0, len(missing), self.config.embedding_batch_size):
-                chunk = missing[start : start + self.config.embedding_batch_size]
-                recs = [r for r in (self.metadata.get(mid) for mid in chunk) if r is not None]
-                vecs = self.embed_documents([r.content for r in recs])
-                self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(recs, vecs, strict=True)])
-                report.metadata_orphans_reindexed += len(recs)
-            report.keyword_rows_repaired = self.metadata.repair_keyword_index()
-            self.flush_access()
-            self.vectors.flush()
-        return report
-
-    def optimize(self) -> None:
-        """See :meth:`MemoryProvider.optimize`."""
-        self.need_open()
-        self.metadata.optimize_keyword_index()
-        with self.write_lock:
-            self.vectors.optimize()
-
-    def stats(self) -> StoreStats:
-        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
-        self.need_open()
-        counts = self.metadata.counts()
-        return StoreStats(
-            total_active=sum(counts["by_type"].values()),
-            by_type={t.value: int(counts["by_type"].get(t.value, 0)) for t in MemoryType},
-            by_user={str(k): int(c) for k, c in counts["by_user"].items()},
-            vector_points=self.vectors.count(),
-            versions=counts["versions"],
-            deleted=counts["deleted"],
-            disk_bytes=_disk_bytes(self.data_dir),
-            warnings=[
-                f"user {user!r} holds {n} active memories (warn_user_memories={self.config.warn_user_memories}); "
-                "consider forget() or a server store"
-                for user, n in counts["by_user"].items()
-                if n > self.config.warn_user_memories
-            ],
-        )
-
 
 def _takes_context(rec: MemoryRecord) -> bool:
     """Sealed memories neither give nor take conversational context (their words stay sealed)."""
     return rec.session_id is not None and rec.memory_type.value not in SEALED_TIERS
-
-
-def _disk_bytes(root: Path) -> int:
-    """Allocated bytes under a folder (not apparent size: the vector engine's WAL files are sparse)."""
-    total = 0
-    if root.exists():
-        for base, _dirs, files in os.walk(root):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    total += os.stat(os.path.join(base, name)).st_blocks * 512
-    return total
-

@@ -21,16 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core import validation as v
+from hermes_memory_core.administration import StoreAdministration
 from hermes_memory_core.async_twins import async_twin
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
+from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
-from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
+from hermes_memory_core.lifecycle.erasure import erase_memory, finish_erasures
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.portability import export_bundle, restore_bundle
+from hermes_memory_core.portability import restore_bundle
 from hermes_memory_core.retrieval.search import Searcher, build_filter
 from hermes_memory_core.short_term.session import SessionMemory, Sessions
 from hermes_memory_core.storage.hot_cache import HotCache
@@ -42,8 +43,6 @@ from hermes_memory_core.types import (
     MemoryRecord,
     MemoryType,
     MemoryVersion,
-    ReconcileReport,
-    StoreStats,
 )
 
 __all__ = ["MemoryProvider"]
@@ -51,7 +50,7 @@ __all__ = ["MemoryProvider"]
 _OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
 
 
-class MemoryProvider:
+class MemoryProvider(StoreAdministration):
     """Tiered, persistent, searchable memory for one store (a data directory, or servers).
 
     Args:
@@ -122,6 +121,7 @@ class MemoryProvider:
         self._background = BackgroundLifecycle(engine, self._llm_for)
         self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain)
         _OPEN_STORES[engine.store_key] = self
+        finish_erasures(engine)  # an erasure a killed process left half done
         self._background.resume()
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
@@ -304,14 +304,19 @@ class MemoryProvider:
         rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
         return self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
 
-    def delete(
-        self, memory_id: str, *, reason: str = "", user_id: str | None = None, caller: Caller | None = None
-    ) -> bool:
-        """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays."""
+    def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None, hard: bool = False,
+               caller: Caller | None = None) -> bool:
+        """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays (and
+        ``search(as_of=...)`` before now finds it). ``hard=True`` erases it (also a soft-deleted one) completely:
+        no file of the store keeps a byte of it (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
         self.engine.need_open()
         note = v.check_text(reason, "reason")
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
-        self.engine.delete(rec, note)
+        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True,
+                                include_inactive=v.check_flag(hard, "hard"))
+        if hard:
+            erase_memory(self.engine, rec)
+        else:
+            self.engine.delete(rec, note)
         return True
 
     # ------------------------------------------------------------------ reads
@@ -385,6 +390,7 @@ class MemoryProvider:
         time_range: tuple[float | None, float | None] | None = None,
         now: float | None = None,
         min_score: float | None = None,
+        as_of: float | None = None,
         caller: Caller | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
@@ -401,6 +407,9 @@ class MemoryProvider:
             min_score: Return nothing unless the question's best dense match reaches this confidence (the
                 calibrated z-score in :attr:`MemoryHit.confidence`; ~4 and above is a real match). Default: no
                 floor, the ``top_k`` best memories whatever they are.
+            as_of: Answer as the store stood at this Unix time: memories that existed then (also those deleted
+                since), each with the version current then (both legs score that version's text); ``now``
+                defaults to it.
             caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
 
         Returns:
@@ -411,7 +420,7 @@ class MemoryProvider:
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, who=self._who(caller), llm=self.llm)
+                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=self.llm)
 
     def recall(
         self,
@@ -481,67 +490,6 @@ class MemoryProvider:
                         llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
                         importance=weight, tags=labels)
 
-    def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
-        """Expire short-term memories of closed sessions, downgrade or expire stale unimportant long-term ones;
-        never touch permanent or important memories. With ``dry_run`` only report."""
-        self.engine.need_open()
-        return forget(self.engine, dry_run=dry_run, now=v.check_timestamp(now, "now"))
-
-    # ------------------------------------------------------------------ maintenance
-    def reconcile(self) -> ReconcileReport:
-        """Repair both stores: re-index active rows missing (or stale) in the vector engine, drop vector points
-        with no active row, rebuild missing keyword rows, and take expired memories out of the vector index."""
-        return self.engine.reconcile()
-
-    def optimize(self) -> None:
-        """Merge the keyword index into one segment and build the vector engine's HNSW index.
-
-        Call it after a bulk import (tens of thousands of memories): searches on a large store get 2-4x faster.
-        It takes time proportional to the store (about 90 s at 100k memories on 2 cores) and holds the writer
-        lock meanwhile, so it never runs by itself; everyday writes need no rebuild (SQLite FTS5 merges its
-        segments incrementally, and the vector engine searches new points at once).
-        """
-        self.engine.optimize()
-
-    def stats(self) -> StoreStats:
-        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
-        return self.engine.stats()
-
-    def rotate_key(self, new_key: bytes | None = None, *, caller: Caller | None = None) -> bytes:
-        """Re-encrypt every permanent memory under a new key (one transaction) and return the new key.
-
-        With a key file (the default), the new key is written next to it first and moved into place after the
-        commit, so a crash in between is recovered at the next open. With ``encryption_key`` set in config or
-        env, update it to the returned key yourself.
-        """
-        self.engine.need_open()
-        who = self._who(caller)
-        if not who.write_permanent:
-            raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
-        key = new_key or self.engine.keys.new_key()
-        self.engine.rotate_key(key)
-        return key
-
-    # ------------------------------------------------------------------ portability
-    def export(
-        self, path: str | os.PathLike[str], *, user_id: str | None = None, caller: Caller | None = None
-    ) -> dict[str, Any]:
-        """Write a self-contained bundle (SQLite copy, vectors, manifest with checksums) to a new folder.
-
-        With ``user_id`` only that user's memories, versions, sessions and access log go into the bundle.
-
-        Returns:
-            The manifest.
-        """
-        self.engine.need_open()
-        who = self._who(caller)
-        if not who.read_permanent and self.engine.metadata.counts()["by_type"].get(MemoryType.PERMANENT.value):
-            raise PermissionDeniedError(f"caller {who.name!r} may not export a store holding permanent memories")
-        uid = None if user_id is None else v.check_user_id(user_id)
-        with self.engine.write_lock:
-            self.engine.flush()
-            return export_bundle(self.engine, Path(path), uid)
-
     @classmethod
     def restore(
         cls,
@@ -575,13 +523,6 @@ class MemoryProvider:
     asearch = async_twin(search)
     arecall = async_twin(recall)
     aremember = async_twin(remember)
-    aforget = async_twin(forget)
-    areconcile = async_twin(reconcile)
-    aoptimize = async_twin(optimize)
-    astats = async_twin(stats)
-    arotate_key = async_twin(rotate_key)
-    aexport = async_twin(export)
     aflush = async_twin(flush)
     aclose = async_twin(close)
-
-    arestore = classmethod(async_twin(restore.__func__))  # type: ignore[attr-defined]
+    arestore = classmethod(async_twin(restore))

@@ -139,13 +139,27 @@ class MemoryItem:
 
 @dataclass(frozen=True, slots=True)
 class MemoryVersion:
-    """One version of a memory. Versions are append-only; the highest number is current."""
+    """One version of a memory. Versions are append-only; the highest number is current.
+
+    Attributes:
+        memory_id: The memory.
+        version: Its number (1 = the first).
+        content: The text of this version.
+        created_at: Unix seconds when this version was written.
+        note: Why it was written (``version_note``, ``superseded: ...``, ``changed: ...``).
+        current_from: Unix seconds from which this version was the memory's current one (its ``created_at``).
+        current_to: Unix seconds at which it stopped being current — the next version's ``created_at``, or the
+            memory's deletion time for the last version of a deleted memory; None while it is still current.
+            ``search(..., as_of=t)`` answers from the version with ``current_from <= t < current_to``.
+    """
 
     memory_id: str
     version: int
     content: str
     created_at: int
     note: str
+    current_from: int = 0
+    current_to: int | None = None
 
 
 @dataclass(slots=True)
@@ -157,12 +171,14 @@ class ReconcileReport:
         vector_orphans_removed: Vector points with no active metadata row; removed.
         keyword_rows_repaired: Keyword-index rows missing or stale; rebuilt.
         expired_removed: Expired memories taken out of the vector index.
+        erasures_finished: Erasures (``purge_user``, hard deletes) a killed process had left half done, finished.
     """
 
     metadata_orphans_reindexed: int = 0
     vector_orphans_removed: int = 0
     keyword_rows_repaired: int = 0
     expired_removed: int = 0
+    erasures_finished: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -170,6 +186,7 @@ class ReconcileReport:
             "vector_orphans_removed": self.vector_orphans_removed,
             "keyword_rows_repaired": self.keyword_rows_repaired,
             "expired_removed": self.expired_removed,
+            "erasures_finished": self.erasures_finished,
         }
 
 

@@ -19,6 +19,7 @@ from hermes_memory_core.types import MemoryItem, MemoryType
 
 __all__ = [
     "check_content",
+    "check_flag",
     "check_id",
     "check_importance",
     "check_int_range",
@@ -173,6 +174,13 @@ def check_timestamp(value: Any, what: str) -> int | None:
     if not 0 <= value < 2**40:
         raise InvalidInputError(f"{what} is out of range: {value}")
     return int(value)
+
+
+def check_flag(value: Any, what: str) -> bool:
+    """A yes/no argument: ``True`` or ``False`` only (a string such as ``"no"`` would read as true)."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{what} must be True or False, got {type(value).__name__}")
+    return value
 
 
 def check_top_k(value: Any) -> int:

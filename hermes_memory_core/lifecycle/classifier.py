@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ask, ask_json
 from hermes_memory_core.types import MemoryType
 
@@ -28,6 +29,7 @@ __all__ = [
     "RuleClassifier",
     "parse_classification",
     "rule_normalize",
+    "split_facts",
 ]
 
 CLASSIFY_PROMPT = """You are a memory classifier for an AI assistant. Decide how long this information should be kept:
@@ -155,16 +157,83 @@ _PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bi live in\b|\bmy address\b|\bi moved to\b|我住在|我家在|我搬到"), "residence"),
     (re.compile(r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"), "family"),
     (re.compile(r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)"), "diet"),
-    (re.compile(r"\bi (?:quit|stopped) (?:drinking )?coffee\b|戒(?:了)?咖啡|戒咖啡"), "coffee"),
 ]
-_COFFEE = re.compile(r"coffee|americano|espresso|latte|咖啡|美式|拿铁")
 _LONG_TERM = re.compile(
-    r"\bi (?:really )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
-    r"|\bmy fav(?:ou)?rite\b|\bi(?:'m| am) (?:a fan of|into|used to)\b|\bi don't like\b"
+    r"\bi (?:really |also |still |do |just |truly )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
+    r"|\bmy favou?rite\b|\bi(?:'m| am) (?:a fan of|into|used to)\b|\bi don't like\b"
+    r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
     r"|我(?:很|最|比较|特别|非常|平时|一般|经常|总是|从不|不太)?(?:喜欢|爱|偏好|讨厌|不喜欢|习惯|常用|主用|想用|用)"
     r"|我平时|我通常|我经常|我一般|我最喜欢|不太想用|避免"
+    r"|我.{0,8}(?:每天|每周|每晚|每个?月|每年|天天|常常|总是|一直)"
 )
+#: Facts a user holds several of are keyed by their object too: a new allergy never supersedes another one.
+_ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
+_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
+                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)")
+_RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
+                 "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother"}
+
+
+def _refine(key: str, text: str) -> str:
+    """The topic key of a permanent fact, with the object for facts a user holds several of (allergies,
+    relatives): ``allergy_peanuts``, ``family_daughter``."""
+    if key == "allergy" and (m := _ALLERGEN.search(text)):
+        return "allergy_" + "_".join(re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
+    if key == "family" and (m := _RELATIVE.search(text)):
+        relation = m.group(1) or _RELATIVES_ZH[m.group(2)]
+        return "family_" + {"kid": "children", "kids": "children"}.get(relation, relation)
+    return key
+
+
+#: "my favourite X is ..." / "我最喜欢的X是...": a topic key of its own, so a new favourite replaces the old one.
+_FAVOURITE = re.compile(r"\bmy favou?rite ([a-z]+(?: [a-z]+)?) (?:is|are)\b|我最喜欢的(\w{1,6}?)是")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me)\b|我")
+
+
+#: Where one statement may hold the next fact: punctuation, or "and"/"并且" before a new first-person clause.
+_BOUNDARY = re.compile(
+    r"\s*(?:[;；。!！?？,，]|\.(?=\s|$))\s*(?:(?:and|but|also|plus)\s+)?(?:并且|而且|另外|同时|还有)?"
+    r"|\s+(?:and|but|also|plus)\s+(?=(?:i|i'm|i've|my)\b)|(?:并且|而且|另外|同时)",
+    re.IGNORECASE,
+)
+
+
+def _fact_key(text: str) -> str | None:
+    """The topic key the rules give a statement that holds a keyed fact (a permanent fact or a favourite)."""
+    low = text.lower()
+    for pattern, key in _PERMANENT_RULES:
+        if pattern.search(low):
+            return _refine(key, low)
+    favourite = _FAVOURITE.search(low)
+    return "favorite_" + "_".join((favourite.group(1) or favourite.group(2)).split()) if favourite else None
+
+
+def split_facts(content: str) -> list[str]:
+    """One statement per fact: "My name is Dana and I'm allergic to penicillin" holds two facts with two topics
+    (``name``, ``allergy``), so a later change of one never supersedes the other. Clauses are cut where a new
+    keyed fact starts; clauses without a topic of their own stay with the one before. A statement with fewer than
+    two topics comes back whole. Chinese clauses that lost their subject get "我" back."""
+    cuts = [(m.start(), m.end()) for m in _BOUNDARY.finditer(content)]
+    bounds = [0] + [x for cut in cuts for x in cut] + [len(content)]
+    pieces = [content[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
+    seps = [""] + [content[a:b] for a, b in cuts]  # the separator before each piece
+    groups: list[tuple[str, str | None]] = []
+    for piece, sep in zip(pieces, seps, strict=True):
+        key = _fact_key(piece) if piece.strip() else None
+        if groups and (key is None or groups[-1][1] is None or groups[-1][1] == key):
+            text, current = groups[-1]
+            groups[-1] = (text + sep + piece, current or key)
+        else:
+            groups.append((piece, key))
+    if len({key for _text, key in groups if key}) < 2:
+        return [content]
+    out = []
+    for text, _key in groups:
+        text = text.strip().rstrip(",，;；、").strip()
+        if re.search(r"[\u4e00-\u9fff]", text) and not _FIRST_PERSON.search(text.lower()):
+            text = "我" + text
+        out.append(text)
+    return [t for t in out if t]
 
 
 class RuleClassifier:
@@ -176,12 +245,16 @@ class RuleClassifier:
             return Classification(MemoryType.SHORT_TERM, "rules: not a first-person statement about the user")
         for pattern, key in _PERMANENT_RULES:
             if pattern.search(text):
-                if key == "coffee" or (key == "diet" and _COFFEE.search(text)):
-                    key = "coffee"
-                return Classification(MemoryType.PERMANENT, f"rules: a lasting fact about the user ({key})", key)
+                return Classification(MemoryType.PERMANENT, f"rules: a lasting fact about the user ({key})",
+                                      _refine(key, text))
+        favourite = _FAVOURITE.search(text)
+        if favourite:
+            key = "favorite_" + "_".join((favourite.group(1) or favourite.group(2)).split())
+            return Classification(MemoryType.LONG_TERM, "rules: a favourite of the user", key)
         if _LONG_TERM.search(text):
-            topic = "coffee" if _COFFEE.search(text) else None
-            return Classification(MemoryType.LONG_TERM, "rules: a preference or habit of the user", topic)
+            return Classification(MemoryType.LONG_TERM, "rules: a preference or habit of the user")
+        if is_change(text):
+            return Classification(MemoryType.LONG_TERM, "rules: a change in what the user does or prefers")
         return Classification(MemoryType.SHORT_TERM, "rules: nothing lasting found")
 
     def normalize(self, content: str) -> str:

@@ -4,8 +4,13 @@
   ``summarize_turns`` turns become a summary of at most ``summary_chunk_chars`` characters, appended to the
   running summary; their user content goes to the durable promotion queue. When the running summary passes
   ``summary_max_chars``, its older chunks are compressed again into one tighter chunk.
-- **Promotion** (§4.2): queued content is classified; long-term content is normalised into one sentence;
-  permanent facts with a known topic key supersede the current version (``update``: both versions stay).
+- **Promotion** (§4.2): queued content is classified; long-term content is normalised into one sentence.
+- **One memory per fact** (:mod:`~hermes_memory_core.lifecycle.dedupe`): a statement a memory of the user
+  already holds stores nothing new; that memory counts the repetition.
+- **Changes become versions** (:mod:`~hermes_memory_core.lifecycle.updates`): a statement whose topic key matches
+  an active long-term or permanent memory, or that reports a change of something a memory holds, becomes that
+  memory's next version (both stay in ``history``); a permanent fact is superseded only with at least the
+  authority it was written with. A statement holding several keyed facts is split, one memory per fact.
 """
 
 from __future__ import annotations
@@ -14,13 +19,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.lifecycle.classifier import Classification, Classifier, LLMClassifier, RuleClassifier
+from hermes_memory_core.lifecycle.classifier import (
+    Classification,
+    Classifier,
+    LLMClassifier,
+    RuleClassifier,
+    split_facts,
+)
+from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
+from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
-from hermes_memory_core.types import MemoryItem, MemoryType
+from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queued", "remember", "summarizer_for"]
 
@@ -39,9 +52,15 @@ class RememberResult:
         id: The stored (or newly versioned) memory, or None when nothing was stored.
         memory_type: The tier the content was classified into.
         reason: The classifier's reason.
-        action: ``added``, ``versioned`` (a permanent fact superseded), ``skipped`` (short-term content without
-            a session) or ``rejected`` (the injection guard refused it; nothing stored).
-        content: What was stored (the normalised sentence for long-term memories).
+        action: ``added``; ``duplicate`` (a memory of the user already holds this fact: nothing new is stored,
+            ``id`` is that memory, which counts the repetition); ``versioned`` (a long-term or permanent memory on
+            the same topic, or one this statement reports a change of, got it as its next version; ``id`` is that
+            memory); ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term
+            "the user says" memory beside it); ``skipped`` (short-term content without a session) or
+            ``rejected`` (the injection guard refused it; nothing stored).
+        content: What was stored (the normalised sentence for long-term memories), or the memory's content for
+            a duplicate.
+        parts: When the content held several keyed facts, the result for each (this result is the first's).
     """
 
     id: str | None
@@ -49,6 +68,7 @@ class RememberResult:
     reason: str
     action: str
     content: str | None = None
+    parts: tuple[RememberResult, ...] = ()
 
 
 def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
@@ -93,10 +113,19 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
 
 @dataclass(slots=True)
 class _Plan:
-    """What one piece of content will become: a result to report and, for writes, the item to store."""
+    """What one piece of content will become: a result to report and, for writes, the item to store.
+
+    Attributes:
+        change: The content reports a change (it may version the memory it changes).
+        permanent_ok: The guard and the caller allow this content to change a permanent memory.
+        weight: The claim's authority (see :func:`~hermes_memory_core.lifecycle.updates.authority`).
+    """
 
     result: RememberResult
     item: MemoryItem | None = None
+    change: bool = False
+    permanent_ok: bool = False
+    weight: int = 0
 
 
 def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
@@ -114,16 +143,17 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
         for entry in batch:
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
-                planned.append((entry.id, plan_write(entry.content, classifier.classify(entry.content), classifier,
+                planned.extend((entry.id, plan_write(part, classifier.classify(part), classifier,
                                                      user_id=entry.user_id, session_id=entry.session_id, source="user",
-                                                     caller=LIFECYCLE, origin="evicted_turn")))
+                                                     caller=LIFECYCLE, origin="evicted_turn"))
+                               for part in split_facts(entry.content))
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
                 failed.append(entry.id)
         try:
             apply_plans(engine, [p for _e, p in planned], LIFECYCLE)
-            finished.extend(e for e, _p in planned)
+            finished.extend(dict.fromkeys(e for e, _p in planned))
         except Exception:  # noqa: BLE001
-            failed.extend(e for e, _p in planned)
+            failed.extend(dict.fromkeys(e for e, _p in planned))
         sessions.dequeue(finished)
         if failed:
             sessions.retry_later(failed, MAX_ATTEMPTS)
@@ -146,16 +176,20 @@ def remember(
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds)
-    if memory_type is None:
-        decision = classifier.classify(content)
-    else:
-        decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
-    plan = plan_write(content, decision, classifier, user_id=user_id,
-                      session_id=session_id, source=source, caller=caller, origin=origin)
-    if plan.item is not None and (importance is not None or tags):
-        plan.item = replace(plan.item, importance=plan.item.importance if importance is None else importance,
-                            tags=tags or plan.item.tags)
-    return apply_plans(engine, [plan], caller)[0]
+    plans = []
+    for part in split_facts(content):
+        if memory_type is None:
+            decision = classifier.classify(part)
+        else:
+            decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
+        plan = plan_write(part, decision, classifier, user_id=user_id,
+                          session_id=session_id, source=source, caller=caller, origin=origin)
+        if plan.item is not None and (importance is not None or tags):
+            plan.item = replace(plan.item, importance=plan.item.importance if importance is None else importance,
+                                tags=tags or plan.item.tags)
+        plans.append(plan)
+    results = apply_plans(engine, plans, caller)
+    return results[0] if len(results) == 1 else replace(results[0], parts=tuple(results))
 
 
 def plan_write(
@@ -193,29 +227,100 @@ def plan_write(
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta)
-    return _Plan(RememberResult(None, tier, reason, "added", text), item)
+    return _Plan(RememberResult(None, tier, reason, "added", text), item, change=is_change(content),
+                 permanent_ok=verdict.allow_permanent and caller.write_permanent, weight=authority(caller, source))
 
 
 def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
-    """Store planned writes: short- and long-term ones in one batch (one embedding batch); permanent facts
-    one at a time, so a later fact with the same topic key supersedes an earlier one even within a batch."""
+    """Store planned writes. Each is first checked against the user's memories (a duplicate, a new version, a
+    claim kept apart: :func:`_settle`); what remains to be added waits and goes in one batch write (one embedding
+    batch), written earlier whenever a later statement of the batch may concern it."""
     results = [p.result for p in plans]
-    batch = [(i, p.item) for i, p in enumerate(plans) if p.item is not None and p.item.memory_type is not MemoryType.PERMANENT]
-    if batch:
-        ids = engine.add_items([item for _i, item in batch], caller)
-        for (i, _item), mid in zip(batch, ids, strict=True):
-            results[i] = replace(results[i], id=mid)
+    pending: list[tuple[int, MemoryItem]] = []
+
+    def write_pending() -> None:
+        if pending:
+            ids = engine.add_items([item for _i, item in pending], caller)
+            for (i, _item), mid in zip(pending, ids, strict=True):
+                results[i] = replace(results[i], id=mid)
+            pending.clear()
+
     for i, p in enumerate(plans):
-        if p.item is None or p.item.memory_type is not MemoryType.PERMANENT:
+        if p.item is None:
             continue
-        key = p.item.metadata.get("fact_key") if p.item.metadata else None
-        current = engine.find_fact(p.item.user_id, str(key)) if key else None
-        if current is not None:
-            rec = engine.owned(current, p.item.user_id, caller, write=True)
-            engine.update(rec, p.item.content, f"superseded: {p.result.reason}")
-            results[i] = replace(results[i], id=current, action="versioned")
-        else:
-            mid = engine.add_items([p.item], caller)[0]
-            results[i] = replace(results[i], id=mid)
+        if any(_may_concern(p, item) for _i, item in pending):
+            write_pending()
+        settled = _settle(engine, p, caller)
+        if isinstance(settled, RememberResult):
+            results[i] = settled
+        elif settled.item is not None:
+            results[i] = settled.result
+            pending.append((i, settled.item))
+    write_pending()
     return results
+
+
+def _may_concern(plan: _Plan, waiting: MemoryItem) -> bool:
+    """Whether a planned write may duplicate, version or change a write still waiting for the batch."""
+    assert plan.item is not None
+    if plan.item.user_id != waiting.user_id:
+        return False
+    key = plan.item.metadata.get("fact_key") if plan.item.metadata else None
+    return plan.change or (key is not None and key == (waiting.metadata or {}).get("fact_key")) or same_fact(
+        plan.item.content, waiting.content)
+
+
+def _dedupe_tiers(tier: MemoryType, caller: Caller) -> tuple[MemoryType, ...]:
+    """Tiers a statement of ``tier`` is a duplicate in: its own and the lasting ones, permanent only for callers
+    who may read it (else a duplicate would tell them what a sealed fact says)."""
+    readable = (MemoryType.PERMANENT,) if caller.read_permanent else ()
+    if tier is MemoryType.PERMANENT:
+        return readable
+    if tier is MemoryType.LONG_TERM:
+        return (MemoryType.LONG_TERM, *readable)
+    return (MemoryType.SHORT_TERM, MemoryType.LONG_TERM, *readable)
+
+
+def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | _Plan:
+    """What a planned write does to the user's memories: a duplicate (counted on the memory that holds it), a
+    new version of a memory on the same topic or of the one it reports a change of, or a claim kept apart; else
+    the plan, to add."""
+    item = p.item
+    assert item is not None
+    tier = MemoryType(item.memory_type)
+    duplicate = find_duplicate(engine, item.user_id, item.content, _dedupe_tiers(tier, caller), item.session_id)
+    if duplicate is not None:
+        engine.require(duplicate, caller, write=False)
+        engine.metadata.note_repeat(duplicate.id, engine.now())
+        engine.hot.invalidate(duplicate.id)
+        return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action="duplicate",
+                       content=duplicate.content, reason=f"already remembered ({p.result.reason})")
+    if tier is MemoryType.SHORT_TERM:
+        return p
+    key = (item.metadata or {}).get("fact_key")
+    found = engine.find_fact(item.user_id, str(key), (tier,)) if key else None
+    target, how = (engine.metadata.get(found), "superseded") if found else (None, "")
+    if target is None and p.change:
+        tiers = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
+        target, how = find_change_target(engine, item.user_id, item.content, tiers), "changed"
+    if target is None:
+        return p
+    if target.memory_type is MemoryType.PERMANENT:
+        if not p.permanent_ok or p.weight < fact_authority(target):
+            return _kept_apart(engine, p, target, caller)
+        engine.require(target, caller, write=True)
+    engine.update(target, item.content, f"{how}: {p.result.reason}")
+    return replace(p.result, id=target.id, memory_type=target.memory_type, action="versioned")
+
+
+def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:
+    """A claim about a fact written with more authority: a long-term "the user says" memory beside the fact."""
+    assert p.item is not None
+    meta = {k: v for k, v in (p.item.metadata or {}).items() if k != "fact_key"}
+    meta.update({"claim_about": (p.item.metadata or {}).get("fact_key"), "disputes": fact.id})
+    reason = f"kept apart: fact {fact.id} was written with more authority ({p.result.reason})"
+    claim = _Plan(RememberResult(None, MemoryType.LONG_TERM, reason, "kept_apart", claim_text(p.item.content)),
+                  replace(p.item, content=claim_text(p.item.content), memory_type=MemoryType.LONG_TERM,
+                          importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta))
+    return _settle(engine, claim, caller)
 

@@ -33,6 +33,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
@@ -127,6 +128,7 @@ class Searcher:
         time_range: Any = None,
         now: Any = None,
         min_score: Any = None,
+        as_of: Any = None,
         who: Caller,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
@@ -142,9 +144,22 @@ class Searcher:
         flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
         floor = None if min_score is None else v.check_score(min_score, "min_score")
         at = engine.now(v.check_timestamp(now, "now"))
+        then = v.check_timestamp(as_of, "as_of")
         if not text.strip():
             return []
+        if then is not None:
+            return self.run_as_of(text, flt, k, at if now is not None else then, then, who, llm)
         return self.run(text, flt, k, at, who, llm, floor)
+
+    def run_as_of(
+        self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
+    ) -> list[MemoryHit]:
+        """Search as the store stood at ``as_of`` (see :mod:`~hermes_memory_core.retrieval.as_of`); the hits
+        count as accesses, the hot cache is left alone (they may be past versions)."""
+        hits = search_as_of(self.engine, text, self.keyword_tokens(text, llm), flt.for_vectors(), flt.for_rows(as_of),
+                            k, at, as_of)
+        self.engine.note_access([h.record for h in hits], flt.user_id, who)
+        return hits
 
     def run(
         self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None, min_score: float | None = None

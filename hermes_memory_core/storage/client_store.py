@@ -133,6 +133,18 @@ class QdrantClientVectorStore:
         with self._lock:
             self._need().set_payload(self.name, payload=payload, points=list(ids), wait=True)
 
+    def delete_user(self, user_id: str) -> None:
+        from qdrant_client import models
+
+        flt = models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))])
+        with self._lock:
+            self._need().delete(self.name, points_selector=models.FilterSelector(filter=flt), wait=True)
+
+    def compact_deleted(self) -> None:
+        """Nothing to do from the client: ``:memory:`` keeps no files, and a Qdrant server drops deleted points from
+        its segments with its own vacuum optimizer (``deleted_threshold``, ``vacuum_min_vector_number``) and from
+        its write-ahead log as ``wal_capacity_mb`` rolls over — the server operator's settings."""
+
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         with self._read_lock:
             res = self._need().query_points(

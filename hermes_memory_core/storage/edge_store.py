@@ -8,6 +8,7 @@ filtered queries (DESIGN §8). The shard lives in ``<data_dir>/vectors/<collecti
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -21,6 +22,8 @@ from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, Ve
 __all__ = ["EdgeVectorStore"]
 
 _SIDECAR = "hermes_collection.json"
+#: Written last into a rewritten shard: the rewrite is complete and may replace the live one.
+_COMPLETE = "hermes_rewrite_complete"
 
 
 class EdgeVectorStore:
@@ -40,11 +43,56 @@ class EdgeVectorStore:
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- lifecycle
+    def _create(self, path: Path) -> Any:
+        """A new empty shard at ``path`` with our payload indexes and the sidecar recording its dimension."""
+        import qdrant_edge as qe
+
+        path.mkdir(parents=True, exist_ok=True)
+        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=self.dim, distance=qe.Distance.Cosine))
+        shard = qe.EdgeShard.create(str(path), cfg)
+        for field_name, kind in PAYLOAD_INDEXES.items():
+            schema: Any
+            if field_name == "user_id":
+                schema = qe.KeywordIndexParams(is_tenant=True)
+            elif kind == "integer":
+                schema = qe.PayloadSchemaType.Integer
+            else:
+                schema = qe.PayloadSchemaType.Keyword
+            shard.update(qe.UpdateOperation.create_field_index(field_name, schema))
+        shard.flush()
+        tmp = path / (_SIDECAR + ".tmp")
+        tmp.write_text(json.dumps({"dim": self.dim, "distance": "cosine", "name": self.name}), "utf-8")
+        tmp.replace(path / _SIDECAR)
+        return shard
+
+    @property
+    def _rewrite_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".rewrite")
+
+    @property
+    def _old_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".old")
+
+    def _recover_rewrite(self) -> None:
+        """Finish or undo a :meth:`compact_deleted` a killed process left between its steps."""
+        new, old = self._rewrite_path, self._old_path
+        if old.exists() and not self.path.exists():
+            if (new / _COMPLETE).exists():
+                new.rename(self.path)
+            else:
+                old.rename(self.path)
+        if old.exists():
+            shutil.rmtree(old)
+        if new.exists():
+            shutil.rmtree(new)
+        (self.path / _COMPLETE).unlink(missing_ok=True)
+
     def open(self) -> None:
         import qdrant_edge as qe
 
         sidecar = self.path / _SIDECAR
         try:
+            self._recover_rewrite()
             if sidecar.exists():
                 stored = json.loads(sidecar.read_text(encoding="utf-8"))
                 if int(stored["dim"]) != self.dim:
@@ -55,22 +103,7 @@ class EdgeVectorStore:
                     )
                 self._shard = qe.EdgeShard.load(str(self.path))
             else:
-                self.path.mkdir(parents=True, exist_ok=True)
-                cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=self.dim, distance=qe.Distance.Cosine))
-                self._shard = qe.EdgeShard.create(str(self.path), cfg)
-                for field_name, kind in PAYLOAD_INDEXES.items():
-                    schema: Any
-                    if field_name == "user_id":
-                        schema = qe.KeywordIndexParams(is_tenant=True)
-                    elif kind == "integer":
-                        schema = qe.PayloadSchemaType.Integer
-                    else:
-                        schema = qe.PayloadSchemaType.Keyword
-                    self._shard.update(qe.UpdateOperation.create_field_index(field_name, schema))
-                self._shard.flush()
-                tmp = sidecar.with_suffix(".tmp")
-                tmp.write_text(json.dumps({"dim": self.dim, "distance": "cosine", "name": self.name}), "utf-8")
-                tmp.replace(sidecar)
+                self._shard = self._create(self.path)
         except DimensionMismatchError:
             raise
         except Exception as exc:  # the engine raises a bare Exception
@@ -104,6 +137,51 @@ class EdgeVectorStore:
         with self._lock:
             self._need().optimize()
 
+    def compact_deleted(self) -> None:
+        """Rewrite the shard with its live points only, so no file keeps a deleted point.
+
+        Qdrant Edge marks a deleted point in its segment and keeps the operations in its write-ahead log (32 MiB
+        segments reused in place); its vacuum optimizer rewrites segments but leaves the log. So the live points
+        are copied into a fresh shard beside this one (``<collection>.rewrite``), which then takes this one's place
+        (``<collection>.old`` is removed). Each step is recoverable: :meth:`open` finishes or undoes a swap a
+        killed process left half done. Takes time proportional to the collection.
+        """
+        import qdrant_edge as qe
+
+        with self._lock:
+            shard = self._need()
+            shard.flush()
+            indexed = int(shard.info().indexed_vectors_count) > 0
+            new = self._rewrite_path
+            if new.exists():
+                shutil.rmtree(new)
+            fresh = self._create(new)
+            try:
+                offset: Any = None
+                while True:
+                    records, offset = shard.scroll(
+                        qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=True)
+                    )
+                    if records:
+                        fresh.update(qe.UpdateOperation.upsert_points(
+                            [qe.Point(id=r.id, vector=r.vector, payload=dict(r.payload or {})) for r in records]
+                        ))
+                    if offset is None:
+                        break
+                if indexed:
+                    fresh.optimize()
+                fresh.flush()
+            finally:
+                fresh.close()
+            (new / _COMPLETE).write_text("1", "utf-8")
+            shard.close()
+            self._shard = None
+            self.path.rename(self._old_path)
+            new.rename(self.path)
+            (self.path / _COMPLETE).unlink()
+            shutil.rmtree(self._old_path)
+            self._shard = qe.EdgeShard.load(str(self.path))
+
     # ----------------------------------------------------------------- writes
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         if not points:
@@ -136,6 +214,13 @@ class EdgeVectorStore:
 
         with self._lock:
             self._need().update(qe.UpdateOperation.set_payload(list(ids), payload))
+
+    def delete_user(self, user_id: str) -> None:
+        import qdrant_edge as qe
+
+        flt = qe.Filter(must=[qe.FieldCondition(key="user_id", match=qe.MatchValue(user_id))])
+        with self._lock:
+            self._need().update(qe.UpdateOperation.delete_points_by_filter(flt))
 
     # ----------------------------------------------------------------- reads
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
@@ -180,7 +265,8 @@ class EdgeVectorStore:
                 return
 
     def count(self) -> int:
-        return int(self._need().info().points_count)
+        with self._lock:  # not during a compact_deleted swap
+            return int(self._need().info().points_count)
 
 
 def _edge_filter(qe: Any, flt: VectorFilter) -> Any:

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
 
 from hermes_memory_core.storage.metadata import RankRow
 from hermes_memory_core.types import MemoryRecord
 
-__all__ = ["HotCache"]
+__all__ = ["HotCache", "VersionVectors"]
 
 
 class HotCache:
@@ -99,6 +101,12 @@ class HotCache:
             for cached in self._records.values():
                 cached.pop(memory_id, None)
 
+    def drop_user(self, user_id: str) -> None:
+        """Forget everything of one user (after their erasure)."""
+        with self._lock:
+            self._records.pop(user_id, None)
+            self._uses.pop(user_id, None)
+
     def clear(self) -> None:
         """Drop everything (after a key rotation or a restore)."""
         with self._lock:
@@ -112,3 +120,44 @@ class HotCache:
             if user_id is not None:
                 return len(self._records.get(user_id, {}))
             return sum(len(c) for c in self._records.values())
+
+
+class VersionVectors:
+    """Embeddings of past versions for as-of searches, least recently used out first.
+
+    A version's text never changes, so its vector never goes stale; erasure drops a user's or a memory's entries.
+
+    Args:
+        capacity: Vectors kept (0 turns the cache off).
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._vectors: OrderedDict[tuple[str, str, int], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, int]) -> np.ndarray | None:
+        """The vector of ``(user_id, memory_id, version)``, if kept."""
+        with self._lock:
+            vec = self._vectors.get(key)
+            if vec is not None:
+                self._vectors.move_to_end(key)
+            return vec
+
+    def put(self, key: tuple[str, str, int], vector: np.ndarray) -> None:
+        if self.capacity <= 0:
+            return
+        with self._lock:
+            self._vectors[key] = vector
+            self._vectors.move_to_end(key)
+            while len(self._vectors) > self.capacity:
+                self._vectors.popitem(last=False)
+
+    def drop(self, user_id: str, memory_id: str | None = None) -> None:
+        """Forget one user's vectors, or one memory's."""
+        with self._lock:
+            for key in [k for k in self._vectors if k[0] == user_id and memory_id in (None, k[1])]:
+                del self._vectors[key]
+
+    def __len__(self) -> int:
+        return len(self._vectors)

@@ -31,7 +31,9 @@ from hermes_memory_core.types import MemoryRecord, MemoryVersion
 __all__ = [
     "DEFAULT_CONTEXT_WEIGHT",
     "AccessRecord",
+    "Erasure",
     "KeywordFilter",
+    "KeywordStats",
     "LifecycleRow",
     "MetadataStore",
     "NewMemory",
@@ -143,6 +145,29 @@ class KeywordFilter:
     created_from: int | None = None
     created_to: int | None = None
     now: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordStats:
+    """What BM25 weighs, as the keyword leg sees it for one user: their keyword shard's document count and mean
+    document length (every field's tokens, FTS5's way), and how many of its documents hold each term."""
+
+    docs: int
+    avg_length: float
+    df: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """A durable intent to erase: ``kind`` ``"user"`` (every row of ``user_id``) or ``"memory"`` (one memory).
+
+    Recorded before anything is erased and cleared only when nothing of the target is left, so an erasure a killed
+    process left half done is found and finished.
+    """
+
+    kind: str
+    user_id: str
+    memory_id: str | None = None
 
 
 class MetadataStore(Protocol):
@@ -281,6 +306,41 @@ class MetadataStore(Protocol):
 
     def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
         """``(action, at, detail)`` of one memory, in order."""
+
+    def note_repeat(self, memory_id: str, now: int, detail: str = "") -> None:
+        """Count one repetition of an active memory (a statement remembered again): ``access_count`` + 1,
+        ``updated_at`` and ``last_accessed_at`` moved to ``now``, an access-log row ``repeat``."""
+
+    def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
+        """The user's memories that existed at ``as_of`` and have changed since — updated (a later version became
+        current) or deleted (soft) — as they were then: content, version and ``updated_at`` of the version current
+        at ``as_of``. Filters apply to the rows as they are now; ``flt.now`` hides memories expired by then."""
+
+    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
+        """BM25 statistics of the user's keyword shard for ``terms`` (document frequency over the fields
+        :meth:`keyword_search` matches with this ``context_weight``)."""
+
+    # -- erasure
+    def record_erasure(self, erasure: Erasure) -> None:
+        """Durably record an erasure before it starts (idempotent)."""
+
+    def pending_erasures(self) -> list[Erasure]:
+        """Erasures recorded and not finished."""
+
+    def clear_erasure(self, erasure: Erasure) -> None:
+        """Forget a finished erasure."""
+
+    def erase_user_rows(self, user_id: str) -> list[str]:
+        """Delete every row of one user in one transaction — memories (active or not), versions, tags, keyword
+        entries, access log, sessions with their messages and summaries, promotion queue. Returns the memory ids."""
+
+    def erase_residue(self, user_ids: Sequence[str]) -> None:
+        """Rewrite what still holds deleted bytes of these users' rows (SQLite: merge their keyword shards and
+        checkpoint the WAL; PostgreSQL: ``VACUUM FULL``), so no file keeps a deleted word."""
+
+    def checkpoint(self) -> None:
+        """Make the last deletes final in the files (SQLite: WAL checkpoint and truncate; PostgreSQL: vacuum the
+        small bookkeeping table)."""
 
     # -- maintenance and portability
     def optimize_keyword_index(self) -> None:

@@ -7,7 +7,8 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`
   ``limit`` of them, only points whose payload matches the filter. The user filter is mandatory.
 - Payload holds only what filters need: ``user_id``, ``session_id``, ``memory_type``, ``created_at``, ``tags``.
   Never memory content.
-- ``delete`` of an unknown id is not an error, nor is ``fetch`` of one (it is left out). ``count`` is exact.
+- ``delete`` of an unknown id is not an error, nor is ``fetch`` of one (it is left out). ``count`` is exact. After
+  ``delete``/``delete_user`` and ``compact_deleted`` an embedded backend's files hold no byte of the deleted points.
 - ``open`` checks the stored collection's dimension against the configured one and raises
   :class:`~hermes_memory_core.errors.DimensionMismatchError` naming both numbers.
 - A backend that keeps data on disk makes every acknowledged ``upsert``/``delete`` durable by ``flush``.
@@ -81,6 +82,13 @@ class VectorStore(Protocol):
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         """Merge ``payload`` into the payload of existing points (a tier change, say) without re-embedding."""
+
+    def delete_user(self, user_id: str) -> None:
+        """Remove every point of one user (by the payload filter, so points no metadata row knows go too)."""
+
+    def compact_deleted(self) -> None:
+        """Rewrite the engine's files so deleted points leave no bytes in them (vectors, payloads, write-ahead
+        log). Slow (proportional to the collection); erasure calls it, nothing else."""
 
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         """Nearest points by cosine similarity, filtered, best first."""

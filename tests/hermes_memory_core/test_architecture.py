@@ -2,7 +2,7 @@
 
 Layers, top to bottom (a module imports its own layer or lower ones, never a higher one)::
 
-    facade       provider, cli, the package's __init__
+    facade       provider (with administration), cli, the package's __init__
     rooms        short_term, lifecycle, retrieval, portability
     engine       engine
     services     storage, embedding, trust
@@ -23,7 +23,7 @@ import hermes_memory_core
 ROOT = Path(hermes_memory_core.__file__).parent
 PACKAGE = "hermes_memory_core"
 LAYERS = {
-    "facade": 5, "provider": 5, "cli": 5,
+    "facade": 5, "provider": 5, "administration": 5, "cli": 5,
     "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4,
     "engine": 3,
     "storage": 2, "embedding": 2, "trust": 2,

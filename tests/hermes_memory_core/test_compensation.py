@@ -68,7 +68,8 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
     assert mem.engine.vectors.count() == 3
     assert {h.id for h in mem.search("metadata orphan vector lost", user_id="u", top_k=3)} >= {a, b}
     assert mem.reconcile().as_dict() == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0,
-                                         "keyword_rows_repaired": 0, "expired_removed": 0}
+                                         "keyword_rows_repaired": 0, "expired_removed": 0,
+                                         "erasures_finished": 0}
 
 
 def test_reconcile_rebuilds_keyword_rows(mem: MemoryProvider) -> None:

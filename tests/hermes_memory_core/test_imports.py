@@ -2,7 +2,7 @@ import hermes_memory_core
 
 EXPECTED = {
     "BackendUnavailableError", "BundleError", "CallableLLM", "Caller", "ConfigError", "ConsistencyError",
-    "ContentTooLongError", "DimensionMismatchError", "EmbeddingError", "EmptyContentError", "EncryptionKeyError",
+    "ContentTooLongError", "DimensionMismatchError", "EmbeddingError", "EmptyContentError", "EncryptionKeyError", "ErasureReport",
     "ForgetReport", "HermesMemoryError", "InvalidIdError", "InvalidInputError", "LLM", "MemoryConfig", "MemoryHit",
     "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion", "Message", "NotFoundError",
     "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",

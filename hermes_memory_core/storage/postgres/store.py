@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hermes_memory_core.errors import BackendUnavailableError, ConfigError, StoreClosedError
-from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter
+from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.postgres import migrations as postgres_migrations
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard
@@ -331,6 +331,42 @@ class PostgresMetadataStore(SQLMetadataStore):
             [*head, user_id, *params, limit],
         )
         return [(r[0], float(r[1])) for r in rows]
+
+    def _unindex_user(self, conn: Any, user_id: str) -> None:
+        conn.execute("DELETE FROM memory_keyword_docs WHERE user_id = ?", (user_id,))  # postings cascade
+
+    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
+        """The statistics :meth:`keyword_search` computes: the shard's document count and mean length, and per
+        term the documents that hold it (in their own tokens only when ``context_weight`` is 0)."""
+        shard = keyword_shard(user_id)
+        conn = self.reader()
+        row = conn.execute(
+            "SELECT count(*), coalesce(avg(length), 1)::float8 FROM memory_keyword_docs WHERE shard = ?", (shard,)
+        ).fetchone()
+        n, avg = row if row is not None else (0, 1.0)
+        own_only = "AND tf > 0" if context_weight <= 0 else ""
+        unique = list(dict.fromkeys(terms))
+        df = dict.fromkeys(unique, 0)
+        for term, count in conn.execute(
+            f"SELECT term, count(*) FROM memory_keyword_terms WHERE shard = ? AND term = ANY(?::text[]) {own_only} "
+            "GROUP BY term",
+            (shard, unique),
+        ):
+            df[term] = int(count)
+        return KeywordStats(int(n), float(avg), df)
+
+    def erase_residue(self, user_ids: Sequence[str]) -> None:
+        """``VACUUM FULL`` every table that held the users' rows: plain VACUUM leaves dead tuples' bytes in heap
+        and index pages; FULL rewrites each table and its indexes into new files (each table is locked while it
+        is rewritten). PostgreSQL's own WAL and backups are outside the store (the operator's retention)."""
+        with self.connection() as raw:
+            for table in (*COPY_TABLES, "memory_keyword_docs", "memory_keyword_terms"):
+                raw.execute(f"VACUUM FULL {table}")
+
+    def checkpoint(self) -> None:
+        """Rewrite the bookkeeping table (an erasure's intent row names the user)."""
+        with self.connection() as raw:
+            raw.execute("VACUUM FULL memory_meta")
 
     def optimize_keyword_index(self) -> None:
         """Refresh the planner's statistics of the keyword tables (VACUUM ANALYZE)."""

@@ -26,7 +26,7 @@ from hermes_memory_core.storage.metadata import (
     RankRow,
     RowCodec,
 )
-from hermes_memory_core.storage.sql.context import KeywordContext
+from hermes_memory_core.storage.sql.knowledge import KnowledgeRows
 from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = ["COLUMNS", "SQLMetadataStore"]
@@ -39,11 +39,12 @@ _E_COLUMNS = ", ".join("e." + c.strip() for c in COLUMNS.split(","))
 _LOG = "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, ?)"
 
 
-class SQLMetadataStore(KeywordContext):
+class SQLMetadataStore(KnowledgeRows):
     """The :class:`~hermes_memory_core.storage.metadata.MetadataStore` protocol over SQL.
 
     Subclasses provide connections (:meth:`atomic` for writes, :meth:`reader` for reads), migrations, the keyword
-    index and backups.
+    index and backups. Repetition, as-of reads and erasure come from
+    :class:`~hermes_memory_core.storage.sql.knowledge.KnowledgeRows`.
     """
 
     #: SQL name of the two-argument maximum (``max`` in SQLite, ``greatest`` in PostgreSQL).
@@ -437,12 +438,20 @@ class SQLMetadataStore(KeywordContext):
         ]
 
     def versions(self, memory_id: str) -> list[MemoryVersion]:
-        rows = self.reader().execute(
+        """Every version, oldest first, each with the time span it was current (see :class:`MemoryVersion`)."""
+        conn = self.reader()
+        rows = conn.execute(
             "SELECT memory_id, version, content, created_at, note FROM memory_versions "
             "WHERE memory_id = ? ORDER BY version",
             (memory_id,),
-        )
-        return [MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]), r[4]) for r in rows]
+        ).fetchall()
+        entry = conn.execute("SELECT is_active, deleted_at FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
+        ended = None if entry is None or entry[0] or entry[1] is None else int(entry[1])
+        ends = [int(r[3]) for r in rows[1:]] + [ended]
+        return [
+            MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]), r[4], int(r[3]), end)
+            for r, end in zip(rows, ends, strict=True)
+        ]
 
     @staticmethod
     def _filters(flt: KeywordFilter) -> tuple[str, list[Any]]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import StoreClosedError
-from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter
+from hermes_memory_core.errors import ConsistencyError, StoreClosedError
+from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
@@ -37,6 +38,23 @@ def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> s
     return f'user_key : "{user}" AND {columns} : ({terms})'
 
 
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's variable-length integers (big-endian, 7 bits a byte, a 9th byte of 8 bits), as FTS5 writes them."""
+    out: list[int] = []
+    i = 0
+    while i < len(blob):
+        value = 0
+        for n in range(9):
+            byte = blob[i]
+            i += 1
+            if n == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
 
 class SQLiteMetadataStore(SQLMetadataStore):
     """The embedded metadata store: one SQLite file, FTS5 keyword index, online-backup exports.
@@ -211,6 +229,53 @@ class SQLiteMetadataStore(SQLMetadataStore):
             f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC, e.id LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in conn.execute(sql, [context_weight, match, user_id, *params, limit])]
+
+    def _unindex_user(self, conn: sqlite3.Connection, user_id: str) -> None:
+        fts = migrations.fts_table(keyword_shard(user_id))
+        docs = "SELECT d.doc FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id WHERE e.user_id = ?"
+        conn.execute(f"DELETE FROM {fts} WHERE rowid IN ({docs})", (user_id,))
+        conn.execute(f"DELETE FROM memory_keyword_docs WHERE doc IN ({docs})", (user_id,))
+
+    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
+        """FTS5's own BM25 statistics of the user's shard: row count and mean row size (every column) from the
+        index's averages record, and per term the rows that hold it in the columns the keyword leg matches."""
+        fts = migrations.fts_table(keyword_shard(user_id))
+        conn = self.reader()
+        row = conn.execute(f"SELECT block FROM {fts}_data WHERE id = 1").fetchone()  # FTS5_AVERAGES_ROWID
+        numbers = _varints(bytes(row[0])) if row is not None and row[0] else []
+        docs = numbers[0] if numbers else 0
+        avg = sum(numbers[1:]) / docs if docs else 1.0
+        columns = "{tokens context}" if context_weight > 0 else "tokens"
+        df = {
+            t: int(conn.execute(
+                f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'{columns} : "{t.replace(chr(34), chr(34) * 2)}"',)
+            ).fetchone()[0])
+            for t in dict.fromkeys(terms)
+        }
+        return KeywordStats(docs, avg or 1.0, df)
+
+    def erase_residue(self, user_ids: Sequence[str]) -> None:
+        """Merge the users' keyword shards into one segment each (FTS5 keeps a deleted row's terms in older
+        segments until a merge), then checkpoint the WAL into the database and truncate it. With ``secure_delete``
+        on, every page those steps free is zeroed, so no file keeps a deleted word."""
+        for shard in sorted({keyword_shard(u) for u in user_ids}):
+            fts = migrations.fts_table(shard)
+            with self.atomic() as conn:
+                conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file and truncate it to zero bytes (retried while readers hold it)."""
+        with self._write_lock:
+            conn = self._writer
+            if conn is None:
+                raise StoreClosedError("the metadata store is closed")
+            for attempt in range(50):
+                busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if not busy:
+                    return
+                time.sleep(0.02 * (attempt + 1))
+        raise ConsistencyError(f"readers kept the WAL of {self.path} busy; the checkpoint did not complete")
 
     def optimize_keyword_index(self) -> None:
         """Merge the FTS index into one segment (queries on a large index get about twice as fast)."""

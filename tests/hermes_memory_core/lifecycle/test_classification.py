@@ -76,7 +76,7 @@ def test_parse_accepts_fenced_json_and_cleans_keys() -> None:
         ("I'm allergic to shellfish", MemoryType.PERMANENT),
         ("我对花生过敏", MemoryType.PERMANENT),
         ("I work as a data engineer at Acme", MemoryType.PERMANENT),
-        ("我最近戒咖啡了", MemoryType.PERMANENT),
+        ("我最近戒咖啡了", MemoryType.LONG_TERM),  # a changed habit, not a hard fact (it versions the habit)
         ("我平时写 Python 比较多，不太想用 Java", MemoryType.LONG_TERM),
         ("I prefer short answers with code", MemoryType.LONG_TERM),
         ("我喜欢喝美式", MemoryType.LONG_TERM),

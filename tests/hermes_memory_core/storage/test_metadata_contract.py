@@ -362,3 +362,63 @@ def test_memories_of_one_moment_lend_no_context_to_each_other(store: SQLMetadata
     assert [n(i) for i, _ in search(store, "u1", tokenize_query("coffee"), 10)] == [1]
     add(store, rec(3, "Which editor?", session="s", created=130))
     assert {n(i) for i, _ in search(store, "u1", tokenize_query("editor"), 10)} == {1, 2, 3}
+
+
+# ------------------------------------------------------------------------------------------ issue 15
+def test_repeats_versions_as_of_and_spans(store: SQLMetadataStore) -> None:
+    a, b = rec(1, "The user drinks green tea"), rec(2, "The user lives in Berlin", tier=MemoryType.PERMANENT)
+    add(store, a, b)
+    store.note_repeat(a.id, 1_500)
+    store.note_repeat("00000000-0000-4000-8000-999999999999", 1_500)  # unknown: nothing happens
+    got = store.get(a.id)
+    assert got is not None and got.access_count == 1 and got.updated_at == 1_500 and got.version == 1
+    assert store.access_log(a.id)[-1] == ("repeat", 1_500, "")
+    store.add_version(a.id, "The user drinks black coffee", "switched", 2_000, "u1")
+    store.add_version(b.id, "The user lives in Lisbon", "moved", 2_500, "u1")
+    store.soft_delete(b.id, "gone", 3_000)
+    assert [(v.current_from, v.current_to) for v in store.versions(a.id)] == [(1_000, 2_000), (2_000, None)]
+    assert [(v.current_from, v.current_to) for v in store.versions(b.id)] == [(1_000, 2_500), (2_500, 3_000)]
+    then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter())}
+    assert then[a.id].content == "The user drinks green tea" and then[a.id].version == 1
+    assert then[b.id].content == "The user lives in Berlin" and then[b.id].updated_at == 1_000  # opened from its seal
+    later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter())}
+    assert set(later) == {b.id} and later[b.id].content == "The user lives in Lisbon"  # deleted later: existed
+    assert store.records_as_of("u1", 3_000, KeywordFilter()) == []  # a is unchanged since; b was gone
+    assert store.records_as_of("u1", 999, KeywordFilter()) == [] and store.records_as_of("u2", 1_800, KeywordFilter()) == []
+    assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter(memory_types=("long_term",)))} == {a.id}
+
+
+def test_keyword_stats_reproduce_the_keyword_leg(store: SQLMetadataStore) -> None:
+    from hermes_memory_core.retrieval.as_of import bm25
+
+    add(store, *[rec(i, text) for i, text in enumerate(CORPUS)])
+    terms = tokenize_query("marathon coffee Python 咖啡")
+    for weight in (0.0, 0.2):
+        stats = store.keyword_stats("u1", terms, weight)
+        assert stats.docs == len(CORPUS) and stats.df["marathon"] == 2
+        for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter(), weight):
+            doc = store.codec.index_tokens("long_term", CORPUS[n(mid)])  # what indexes it (dictionary terms too)
+            assert bm25(doc, terms, stats) == pytest.approx(score, abs=1e-6)
+
+
+def test_erasure_rows_and_intents(store: SQLMetadataStore) -> None:
+    from hermes_memory_core.storage.metadata import Erasure
+
+    add(store, rec(1, "gone words", session="s"), rec(2, "more gone words", user="u1", tier=MemoryType.PERMANENT),
+        rec(3, "kept words", user="u2", session="s"))
+    SessionStore(store).append("u1", "s", [Message("user", "gone chat")], [True], 1_000)
+    SessionStore(store).append("u2", "s", [Message("user", "kept chat")], [True], 1_000)
+    store.log(rec(1, "").id, "u1", "search", 1_000)
+    erasure = Erasure("user", "u1")
+    store.record_erasure(erasure)
+    store.record_erasure(erasure)  # idempotent
+    assert store.pending_erasures() == [erasure]
+    assert sorted(n(m) for m in store.erase_user_rows("u1")) == [1, 2]
+    assert store.erase_user_rows("u1") == []
+    store.erase_residue(["u1"])
+    store.clear_erasure(erasure)
+    store.checkpoint()
+    assert store.pending_erasures() == [] and store.integrity_check() == "ok"
+    assert store.counts()["by_user"] == {"u2": 1} and store.access_log(rec(1, "").id) == []
+    assert search(store, "u1", ["gone"], 5) == [] and [n(m) for m, _ in search(store, "u2", ["kept"], 5)] == [3]
+    assert SessionStore(store).turns("u1", "s") == [] and len(SessionStore(store).turns("u2", "s")) == 1

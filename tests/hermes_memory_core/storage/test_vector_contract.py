@@ -194,3 +194,37 @@ def test_optimize_keeps_results(store: VectorStore) -> None:
     before = store.search(_vec(1, 0), 5, VectorFilter("u1"))
     store.optimize()
     assert store.search(_vec(1, 0), 5, VectorFilter("u1")) == before
+
+
+def test_delete_user_removes_only_that_users_points(store: VectorStore) -> None:
+    mine = [_pt(_vec(1, i * 0.1)) for i in range(4)]
+    theirs = [_pt(_vec(1, i * 0.1), user="u2") for i in range(3)]
+    store.upsert(mine + theirs)
+    store.delete_user("u1")
+    store.delete_user("nobody")  # nothing to remove is not an error
+    assert store.search(_vec(1), 10, VectorFilter("u1")) == [] and store.count() == 3
+    assert {h[0] for h in store.search(_vec(1), 10, VectorFilter("u2"))} == {p.id for p in theirs}
+
+
+def test_compact_deleted_keeps_live_points_and_drops_deleted_bytes(factory: Factory, tmp_path: Path) -> None:
+    s = factory(DIM)
+    s.open()
+    gone = [_pt(_vec(1, i * 0.1), user="erased-user-x", tags=["erasedtagx"]) for i in range(5)]
+    kept = [_pt(_vec(i * 0.1, 1), user="u2", tags=["kept"]) for i in range(5)]
+    s.upsert(gone + kept)
+    s.flush()
+    before = s.search(_vec(0, 1), 5, VectorFilter("u2"))
+    s.delete([p.id for p in gone])
+    s.compact_deleted()
+    assert s.search(_vec(0, 1), 5, VectorFilter("u2")) == before and s.count() == 5
+    s.upsert([_pt(_vec(1, 1))])  # still writable
+    s.flush()
+    s.close()
+    s2 = factory(DIM)
+    s2.open()
+    assert s2.count() == 6 and s2.search(_vec(0, 1), 5, VectorFilter("u2")) == before
+    s2.close()
+    for base, _dirs, files in os.walk(tmp_path):  # an embedded engine's files keep no byte of the deleted points
+        for name in files:
+            data = Path(base, name).read_bytes()
+            assert b"erased-user-x" not in data and b"erasedtagx" not in data, name

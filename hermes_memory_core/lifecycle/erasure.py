@@ -1,0 +1,110 @@
+"""Erasure that is complete: a user (``purge_user``) or one memory (``delete(..., hard=True)``) leaves no byte
+behind in the store.
+
+Order, and why it survives a killed process:
+
+1. The intent is recorded durably (a ``memory_meta`` row) before anything is erased.
+2. The metadata rows go in one transaction: memories with every version and tag, keyword entries and the context
+   words they lent their neighbours, access-log rows, and for a user their session buffers, summaries and
+   promotion-queue entries.
+3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
+   vectors of past versions and buffered access records forget them.
+4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
+   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`).
+5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`).
+
+Every step is idempotent, so :func:`finish_erasures` — run by ``reconcile()``, the next ``purge_user`` and the next
+open — simply runs the steps again for each intent it finds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.storage.metadata import Erasure
+from hermes_memory_core.types import MemoryRecord
+
+__all__ = ["ErasureReport", "erase_memory", "finish_erasures", "purge_user"]
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureReport:
+    """What an erasure removed.
+
+    Attributes:
+        user_id: Whose data.
+        memories: Memories erased (active or deleted, each with every version).
+        seconds: Wall time of the whole erasure, rewrites included.
+    """
+
+    user_id: str
+    memories: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"user_id": self.user_id, "memories": self.memories, "seconds": round(self.seconds, 3)}
+
+
+def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
+    """Erase every trace of one user (the caller checked permission and drained background work)."""
+    started = time.perf_counter()
+    with engine.write_lock:
+        engine.need_open()
+        finish_erasures(engine)
+        erasure = Erasure("user", user_id)
+        engine.metadata.record_erasure(erasure)
+        removed = _run(engine, erasure)
+    return ErasureReport(user_id, removed, time.perf_counter() - started)
+
+
+def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
+    """Erase one memory completely: its row, every version, tags, keyword entry and the words it lent its
+    neighbours' context, its access-log rows, vector point and cache entry (the caller checked permission).
+    One ``hard_delete`` access-log row without content records that it happened."""
+    started = time.perf_counter()
+    with engine.write_lock:
+        engine.need_open()
+        erasure = Erasure("memory", rec.user_id, rec.id)
+        engine.metadata.record_erasure(erasure)
+        _run(engine, erasure)
+    return ErasureReport(rec.user_id, 1, time.perf_counter() - started)
+
+
+def finish_erasures(engine: MemoryEngine) -> int:
+    """Finish every erasure a killed process left half done. Returns how many it finished."""
+    pending = engine.metadata.pending_erasures()
+    if not pending:
+        return 0
+    with engine.write_lock:
+        for erasure in pending:
+            _run(engine, erasure)
+    return len(pending)
+
+
+def _run(engine: MemoryEngine, erasure: Erasure) -> int:
+    """The idempotent steps of one erasure (module docstring), under the write lock. Returns memories removed."""
+    if erasure.kind == "user":
+        ids = engine.metadata.erase_user_rows(erasure.user_id)
+        engine.vectors.delete_user(erasure.user_id)
+        engine.hot.drop_user(erasure.user_id)
+        engine.past_vectors.drop(erasure.user_id)
+        engine.discard_access(erasure.user_id)
+        engine.forget_languages(erasure.user_id)
+    else:
+        assert erasure.memory_id is not None
+        ids = [erasure.memory_id]
+        engine.metadata.purge(ids)
+        engine.vectors.delete(ids)
+        engine.hot.invalidate(erasure.memory_id)
+        engine.past_vectors.drop(erasure.user_id, erasure.memory_id)
+        engine.discard_access(erasure.user_id, erasure.memory_id)
+    engine.vectors.flush()
+    engine.vectors.compact_deleted()
+    engine.metadata.erase_residue([erasure.user_id])
+    if erasure.kind == "memory":
+        engine.metadata.log(erasure.memory_id or "", erasure.user_id, "hard_delete", engine.now(), "")
+    engine.metadata.clear_erasure(erasure)
+    engine.metadata.checkpoint()
+    return len(ids)
