@@ -17,6 +17,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +357,7 @@ class MemoryProvider:
         self.engine.need_open()
         who = self._who(caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
+        flt = replace(flt, tags=self.engine.codec.filter_tags(flt.tags))
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()

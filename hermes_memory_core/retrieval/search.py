@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hermes_memory_core import validation as v
@@ -125,6 +125,7 @@ class Searcher:
         v.check_user_id(user_id)
         k = v.check_top_k(top_k)
         flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
+        flt = replace(flt, tags=engine.codec.filter_tags(flt.tags))  # sealed memories carry keyed-hash tags
         at = engine.now(v.check_timestamp(now, "now"))
         if not text.strip():
             return []
