@@ -166,6 +166,8 @@ class MemoryEngine:
             self.load_identity()
             self.vectors.open()
         except BaseException as exc:
+            if lock is not None:
+                self._lock = None  # a lock handed over stays with whoever handed it
             self._release()
             if isinstance(exc, OSError):
                 raise ConfigError(f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc

@@ -43,6 +43,9 @@ class EdgeVectorStore:
     def open(self) -> None:
         import qdrant_edge as qe
 
+        if self._shard is not None:  # already open (a restore hands its loaded store to the engine)
+            return
+
         sidecar = self.path / _SIDECAR
         try:
             if sidecar.exists():

@@ -1,11 +1,12 @@
 """Replacing the files of an embedded store in one recoverable step: the last move of a restore.
 
 A restore builds the new store in a staging folder inside the data directory, then :func:`swap_in` moves the
-current files aside and the staged ones into place. A journal (``restore-swap.json``, written and fsynced before
-the first rename) lists what moves where; :func:`recover_swap`, run by every store that opens the directory,
-finishes a swap whose journal says it completed and undoes one that did not, so a crash at any point leaves either
+current files aside and the staged ones into place, and :func:`finish_swap` makes it final once the new store has
+opened. A journal (``restore-swap.json``, written and fsynced before the first rename) lists what moves where;
+:func:`recover_swap` — run by whoever takes the directory's lock first after a crash, and by a failed restore —
+finishes a swap whose journal says it is final and undoes one that is not, so a crash at any point leaves either
 the old store or the new one, never a mixture (a SQLite file beside another store's write-ahead log would be one).
-Staging folders a crashed restore left behind are removed at the same time.
+Scratch folders a crashed restore or export left behind (``.hermes-scratch-*``) are removed at the same time.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["JOURNAL", "STAGING_PREFIX", "new_staging", "recover_swap", "swap_in"]
+__all__ = ["JOURNAL", "STAGING_PREFIX", "finish_swap", "new_scratch", "recover_swap", "swap_in"]
 
 JOURNAL = "restore-swap.json"
-#: Folders a restore creates inside the data directory (staged store, replaced files).
-STAGING_PREFIX = ".restore-"
+#: Folders a restore or an export creates inside the data directory (staged store, replaced files, a copy).
+STAGING_PREFIX = ".hermes-scratch-"
 
 
-def new_staging(data_dir: Path) -> Path:
-    """A fresh, private staging folder inside ``data_dir``."""
-    path = Path(data_dir) / f"{STAGING_PREFIX}stage-{secrets.token_hex(6)}"
+def new_scratch(data_dir: Path, kind: str = "stage") -> Path:
+    """A fresh, private scratch folder inside ``data_dir`` (removed at the next open if a crash leaves it)."""
+    path = Path(data_dir) / f"{STAGING_PREFIX}{kind}-{secrets.token_hex(6)}"
     path.mkdir(mode=0o700)
     return path
 
@@ -55,17 +56,15 @@ def _exists(path: Path) -> bool:
 
 
 def swap_in(data_dir: Path, staged: Path, names: Sequence[str]) -> None:
-    """Replace ``names`` in ``data_dir`` by those in ``staged`` (absent ones are removed), recoverably.
-
-    When it returns, the staged store is in place and the replaced files are gone; if it raises, the old files are
-    back (the journal makes the same true after a crash).
+    """Move ``names`` from ``staged`` into ``data_dir``, the files they replace aside (absent staged names leave
+    the place empty). Not final until :func:`finish_swap`; :func:`recover_swap` (or a crash and the next open)
+    undoes it until then. If it raises, the old files are back.
     """
     data_dir = Path(data_dir)
-    old = data_dir / f"{STAGING_PREFIX}old-{secrets.token_hex(6)}"
-    old.mkdir(mode=0o700)
+    old = new_scratch(data_dir, "old")
     incoming = [n for n in names if _exists(staged / n)]
-    _write_journal(data_dir, {"staged": staged.name, "old": old.name, "names": list(names), "incoming": incoming,
-                              "committed": False})
+    journal = {"staged": staged.name, "old": old.name, "names": list(names), "incoming": incoming, "committed": False}
+    _write_journal(data_dir, journal)
     try:
         for name in names:
             if _exists(data_dir / name):
@@ -73,12 +72,17 @@ def swap_in(data_dir: Path, staged: Path, names: Sequence[str]) -> None:
         for name in incoming:
             (staged / name).rename(data_dir / name)
         _fsync_dir(data_dir)
-        _write_journal(data_dir, {"staged": staged.name, "old": old.name, "names": list(names),
-                                  "incoming": incoming, "committed": True})
     except BaseException:
         recover_swap(data_dir)
         raise
-    recover_swap(data_dir)  # committed: removes the replaced files, the staging folder and the journal
+
+
+def finish_swap(data_dir: Path) -> None:
+    """Make a :func:`swap_in` final: the replaced files, the staging folder and the journal go."""
+    data_dir = Path(data_dir)
+    body = json.loads((data_dir / JOURNAL).read_text(encoding="utf-8"))
+    _write_journal(data_dir, {**body, "committed": True})
+    recover_swap(data_dir)
 
 
 def recover_swap(data_dir: Path) -> str | None:

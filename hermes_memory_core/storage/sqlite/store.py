@@ -14,11 +14,12 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import StoreClosedError
+from hermes_memory_core.errors import ConsistencyError, StoreClosedError
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
+from hermes_memory_core.storage.sqlite.schema import schema_problems
 
 __all__ = ["SQLiteMetadataStore"]
 
@@ -65,10 +66,22 @@ class SQLiteMetadataStore(SQLMetadataStore):
         return conn
 
     def open(self) -> None:
+        """Connect, apply pending migrations and check the file holds exactly our schema.
+
+        Raises:
+            ConsistencyError: The file holds a trigger, a view or another object our migrations did not create.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = self._connect()
         with self._write_lock:
             migrations.apply_pending(self._writer)
+            problems = schema_problems(self._writer)
+        if problems:
+            self.close()
+            raise ConsistencyError(
+                f"the store at {self.path} holds schema objects Hermes Memory did not create ({'; '.join(problems[:5])});"
+                " refusing to open it: remove them, or restore the store from a bundle"
+            )
 
     def reader(self) -> sqlite3.Connection:
         """This thread's read-only connection (readers never wait for the writer in WAL mode)."""
