@@ -52,6 +52,7 @@ __all__ = ["MemoryProvider"]
 _OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
 
 
+@v.typed_arguments
 class MemoryProvider:
     """Tiered, persistent, searchable memory for one store (a data directory, or servers).
 
@@ -494,19 +495,17 @@ class MemoryProvider:
         """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
         return self.engine.stats()
 
-    def rotate_key(self, new_key: bytes | None = None, *, caller: Caller | None = None) -> bytes:
-        """Re-encrypt every permanent memory under a new key (one transaction) and return the new key.
-
-        With a key file (the default), the new key is written next to it first and moved into place after the
-        commit, so a crash in between is recovered at the next open. With ``encryption_key`` set in config or
-        env, update it to the returned key yourself.
-        """
+    def rotate_key(self, new_key: bytes | None = None, *, save_to: str | os.PathLike[str] | None = None,
+                   caller: Caller | None = None) -> bytes:
+        """Re-encrypt everything sealed under a new key (one transaction) and return the new key. It is handed over
+        durably before the commit, or nothing changes: written beside the key file (the default), or — with the key
+        in config or env — to ``save_to``, a new file written, fsynced and read back first."""
         self.engine.need_open()
         who = self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
         key = new_key or self.engine.keys.new_key()
-        self.engine.rotate_key(key)
+        self.engine.rotate_key(key, None if save_to is None else Path(save_to))
         return key
 
     # ------------------------------------------------------------------ portability
@@ -527,7 +526,7 @@ class MemoryProvider:
         uid = None if user_id is None else v.check_user_id(user_id)
         with self.engine.write_lock:
             self.engine.flush()
-            return export_bundle(self.engine, Path(path), uid)
+            return export_bundle(self.engine, Path(v.check_path(path, "path")), uid)
 
     @classmethod
     def restore(
@@ -548,7 +547,8 @@ class MemoryProvider:
             BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
                 target without ``overwrite=True``. Nothing is written in that case.
         """
-        engine = restore_bundle(Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store, clock)
+        engine = restore_bundle(Path(v.check_path(bundle, "bundle")), config or MemoryConfig(), overwrite, embedder,
+                                vector_store, clock)
         return cls._from_engine(engine, llm, caller)
 
     # ------------------------------------------------------------------ async twins
