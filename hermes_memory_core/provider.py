@@ -130,7 +130,7 @@ class MemoryProvider:
         return self._sessions.llm_for(user_id, session_id) or self.llm
 
     def _who(self, caller: Caller | None) -> Caller:
-        return caller if caller is not None else self.caller
+        return self.caller if caller is None else v.check_caller(caller)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -240,7 +240,7 @@ class MemoryProvider:
             session_id=session_id,
             memory_type=memory_type,
             importance=importance,
-            tags=tuple(tags) if tags is not None and not isinstance(tags, str) else tags,  # type: ignore[arg-type]
+            tags=tuple(tags) if isinstance(tags, Iterable) and not isinstance(tags, str | bytes) else tags,  # type: ignore[arg-type]
             metadata=dict(metadata) if isinstance(metadata, Mapping) else metadata,
             created_at=created_at,
         )
@@ -504,8 +504,8 @@ class MemoryProvider:
         who = self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
-        key = new_key or self.engine.keys.new_key()
-        self.engine.rotate_key(key, None if save_to is None else Path(save_to))
+        key = self.engine.keys.new_key() if new_key is None else v.check_key_bytes(new_key)
+        self.engine.rotate_key(key, None if save_to is None else Path(v.check_path(save_to, "save_to")))
         return key
 
     # ------------------------------------------------------------------ portability
