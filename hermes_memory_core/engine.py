@@ -46,7 +46,7 @@ from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, New
 from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 from hermes_memory_core.storage.swap import recover_swap
-from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
+from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
 from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
@@ -165,6 +165,7 @@ class MemoryEngine:
             self.metadata.open()
             self.load_identity()
             self.vectors.open()
+            self._apply_at_rest_policy()
         except BaseException as exc:
             if lock is not None:
                 self._lock = None  # a lock handed over stays with whoever handed it
@@ -179,7 +180,6 @@ class MemoryEngine:
         """Check the store's recorded model and dimension, load its key, and finish a pending index rebuild."""
         self._check_store_identity()
         self.codec.cipher = self.keys.load(self.metadata)
-        self._apply_at_rest_policy()
         if self.metadata.get_meta("keyword_index_rebuild") == "1":  # set by a migration or a server bundle
             self.metadata.repair_keyword_index()
             self.metadata.set_meta("keyword_index_rebuild", "0")
@@ -206,9 +206,18 @@ class MemoryEngine:
             )
 
     def _apply_at_rest_policy(self) -> None:
-        """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with."""
+        """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
+        plaintext is left in the keyword index, the files or the vector payloads."""
         with self.write_lock:
-            reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key)
+            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key):
+                self.metadata.optimize_keyword_index()  # merges away index entries of the old form
+                self.refresh_payload_tags(rewrite=True)
+
+    def refresh_payload_tags(self, rewrite: bool = False) -> None:
+        """Bring the tags in vector payloads to the codec's current form (after a re-seal or a key rotation)."""
+        tags = {rec.id: self.codec.tag_keys(rec.memory_type.value, rec.tags)
+                for batch in self.metadata.iter_active() for rec in batch}
+        retag_points(self.vectors, tags, rewrite)
 
     def ensure_key(self) -> None:
         """Before the first sealed write: create the key (file) and the store's check value if needed."""
@@ -222,6 +231,7 @@ class MemoryEngine:
             self.codec = self.keys.rotate(self.metadata, self.sessions, self.codec, new_key, save_to)
             self.metadata.codec = self.codec
             self.hot.clear()
+            self.refresh_payload_tags()  # keyed-hash tags follow the key
 
     # ------------------------------------------------------------------ lifecycle
     @property
