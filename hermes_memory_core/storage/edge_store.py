@@ -212,8 +212,8 @@ def _finish_rewrite(path: Path) -> None:
     """Finish (or undo) a :meth:`EdgeVectorStore.rewrite` a crash interrupted."""
     fresh, old = path.with_name(path.name + _REWRITE), path.with_name(path.name + _OLD)
     if fresh.exists() and (fresh / _COMPLETE).exists() and not path.exists():
-        (fresh / _COMPLETE).unlink()
         fresh.rename(path)
+    (path / _COMPLETE).unlink(missing_ok=True)
     if old.exists() and not path.exists():
         old.rename(path)  # the rewrite never completed: the old shard goes back
     shutil.rmtree(fresh, ignore_errors=True)

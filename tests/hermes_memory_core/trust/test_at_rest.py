@@ -161,3 +161,47 @@ def test_all_mode_creates_its_key_with_the_store(tmp_path: Path, embedder: Any) 
         assert (tmp_path / "d" / "hermes.key").exists()
         mem.flush()
     assert b"Sencha" not in all_bytes(tmp_path / "d")
+
+
+REWRITE = """
+import os, sys
+from pathlib import Path
+import numpy as np
+from hermes_memory_core.storage.edge_store import EdgeVectorStore
+store = EdgeVectorStore(Path(sys.argv[1]), 8, "c")
+store.open()
+kill_at, calls, real = int(sys.argv[2]), [0], Path.rename
+def rename(self, target):
+    calls[0] += 1
+    if calls[0] == kill_at:
+        os.kill(os.getpid(), 9)
+    return real(self, target)
+Path.rename = rename
+store.rewrite(lambda p: {**p.payload, "tags": ["new"]})
+store.close()
+"""
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 0])
+def test_an_interrupted_shard_rewrite_is_finished_or_undone(tmp_path: Path, kill_at: int) -> None:
+    """The embedded vector shard is rebuilt to drop old payloads; a kill at either rename leaves one whole shard."""
+    from hermes_memory_core.storage.edge_store import EdgeVectorStore
+    from hermes_memory_core.storage.vectors import VectorPoint
+
+    path = tmp_path / "shard"
+    store = EdgeVectorStore(path, 8, "c")
+    store.open()
+    store.upsert([VectorPoint(f"00000000-0000-4000-8000-{i:012d}", np.eye(8, dtype=np.float32)[i], {
+        "user_id": "u", "tags": ["old"]}) for i in range(8)])
+    store.close()
+    res = subprocess.run([sys.executable, "-c", REWRITE, str(path), str(kill_at)], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == (0 if kill_at == 0 else -9), res.stderr[-2000:]
+    store = EdgeVectorStore(path, 8, "c")
+    store.open()
+    try:
+        points = [p for b in store.iter_points(with_vectors=True) for p in b]
+        assert len(points) == 8 and {tuple(p.payload["tags"]) for p in points} == {("old",) if kill_at == 1 else ("new",)}
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
