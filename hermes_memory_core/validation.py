@@ -22,6 +22,7 @@ from hermes_memory_core.types import MemoryItem, MemoryType
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "RESERVED_METADATA_KEY",
     "check_caller",
     "check_content",
     "check_id",
@@ -160,6 +161,8 @@ def check_tags(values: Iterable[Any] | None, max_tags: int) -> tuple[str, ...]:
     return unique
 
 
+#: The metadata key a sealed memory's envelope uses (``trust.at_rest.ENVELOPE``); applications may not set it.
+RESERVED_METADATA_KEY = "__hermes_sealed__"
 #: Deepest nesting of lists and objects accepted in metadata and message data (JSON parsers and encoders recurse).
 MAX_JSON_DEPTH = 64
 
@@ -202,6 +205,8 @@ def check_metadata(value: Any, max_bytes: int) -> dict[str, Any]:
     """Memory metadata: None or a JSON object within ``max_metadata_bytes`` (see :func:`check_json`)."""
     if value is None:
         return {}
+    if isinstance(value, dict) and RESERVED_METADATA_KEY in value:
+        raise InvalidInputError(f"metadata key {RESERVED_METADATA_KEY!r} is reserved (sealed metadata lives there)")
     try:
         return check_json(value, "metadata", max_bytes)
     except InvalidInputError as exc:

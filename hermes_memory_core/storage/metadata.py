@@ -268,7 +268,8 @@ class MetadataStore(Protocol):
         """One user's active memories matching the filter, oldest first (``created_at``, then id)."""
 
     def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
-        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``."""
+        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``,
+        ``value`` as the codec keeps it (:meth:`RowCodec.lookup_value`: a keyed hash for sealed tiers)."""
 
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         """Every version of a memory, oldest first."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_memory_core.errors import ConsistencyError, EncryptionKeyError
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.trust.encryption import ENC_PREFIX, ContentCipher
+from hermes_memory_core.validation import RESERVED_METADATA_KEY
 
 if TYPE_CHECKING:
     from hermes_memory_core.storage.metadata import MetadataStore
@@ -41,8 +42,8 @@ __all__ = ["AT_REST_MODES", "ENVELOPE", "LOOKUP_KEYS", "POLICY_META", "SealingCo
 
 #: Values of ``MemoryConfig.encrypt_at_rest``.
 AT_REST_MODES = ("permanent", "all")
-#: Key of the sealed part of a sealed memory's metadata column.
-ENVELOPE = "__hermes_sealed__"
+#: Key of the sealed part of a sealed memory's metadata column (reserved: applications cannot set it).
+ENVELOPE = RESERVED_METADATA_KEY
 #: Metadata keys whose value the store must still find by equality: kept beside the envelope as keyed hashes.
 LOOKUP_KEYS = ("fact_key",)
 _ALL_TIERS = ("short_term", "long_term", "permanent")

@@ -21,7 +21,8 @@ __all__ = ["expected_tables", "schema_problems", "store_lock_key"]
 
 def expected_tables() -> set[str]:
     """The tables our migrations create (read from their DDL, so a new migration's tables are known at once)."""
-    names = {m.group(1) for _name, ddl in MIGRATIONS for m in re.finditer(r"CREATE TABLE (\w+)", ddl)}
+    pattern = re.compile(r"CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
+    names = {m.group(1).lower() for _name, ddl in MIGRATIONS for m in pattern.finditer(ddl)}
     return names | {"schema_migrations"}
 
 

@@ -118,6 +118,7 @@ def test_async_twins_take_what_their_sync_forms_take(mem: MemoryProvider, tmp_pa
     pytest.param({"nul\x00key": 1}, id="nul-key"),
     pytest.param({"x": "\ud800"}, id="lone-surrogate"),
     pytest.param([1, 2], id="not-a-dict"),
+    pytest.param({"__hermes_sealed__": "enc:v1:AAAA"}, id="reserved-key"),
 ])
 def test_metadata_of_any_bad_shape_is_typed(mem: MemoryProvider, bad: Any) -> None:
     mid = mem.add("The user likes green tea", user_id="u")
