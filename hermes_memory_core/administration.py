@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["StoreAdministration"]
 
 
+@v.typed_arguments
 class StoreAdministration:
     """Operations on the store as a whole (see the module docstring)."""
 
@@ -78,19 +79,17 @@ class StoreAdministration:
         """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
         return maintenance.store_stats(self.engine)
 
-    def rotate_key(self, new_key: bytes | None = None, *, caller: Caller | None = None) -> bytes:
-        """Re-encrypt every permanent memory under a new key (one transaction) and return the new key.
-
-        With a key file (the default), the new key is written next to it first and moved into place after the
-        commit, so a crash in between is recovered at the next open. With ``encryption_key`` set in config or
-        env, update it to the returned key yourself.
-        """
+    def rotate_key(self, new_key: bytes | None = None, *, save_to: str | os.PathLike[str] | None = None,
+                   caller: Caller | None = None) -> bytes:
+        """Re-encrypt everything sealed under a new key (one transaction) and return the new key. It is handed over
+        durably before the commit, or nothing changes: written beside the key file (the default), or — with the key
+        in config or env — to ``save_to``, a new file written, fsynced and read back first."""
         self.engine.need_open()
         who = self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
-        key = new_key or self.engine.keys.new_key()
-        self.engine.rotate_key(key)
+        key = self.engine.keys.new_key() if new_key is None else v.check_key_bytes(new_key)
+        self.engine.rotate_key(key, None if save_to is None else Path(v.check_path(save_to, "save_to")))
         return key
 
     # ------------------------------------------------------------------ portability
@@ -111,7 +110,7 @@ class StoreAdministration:
         uid = None if user_id is None else v.check_user_id(user_id)
         with self.engine.write_lock:
             self.engine.flush()
-            return export_bundle(self.engine, Path(path), uid)
+            return export_bundle(self.engine, Path(v.check_path(path, "path")), uid)
 
     # ------------------------------------------------------------------ async twins
     apurge_user = async_twin(purge_user)

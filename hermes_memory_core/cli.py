@@ -6,7 +6,9 @@ Every command takes ``--data-dir`` (default ``./hermes_data``), ``--config FILE`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -41,11 +43,18 @@ def _open(args: argparse.Namespace) -> Any:
     return MemoryProvider(_config(args), caller=_operator())
 
 
+class OutputError(OSError):
+    """The command did its work but its output could not be written (a full disk, a closed pipe)."""
+
+
 def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
-    if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(text())
+    try:
+        if args.json:
+            print(json.dumps(data, ensure_ascii=False, indent=2, default=str), flush=True)
+        else:
+            print(text(), flush=True)
+    except OSError as exc:
+        raise OutputError(exc.errno, exc.strerror) from exc
 
 
 def _fmt_time(ts: int) -> str:
@@ -145,16 +154,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_rotate_key(args: argparse.Namespace) -> int:
-    import base64
-
     with _open(args) as mem:
-        key = mem.rotate_key()
+        mem.rotate_key(save_to=args.key_out)
         where = None if mem.key_file is None else str(mem.key_file)
-    data = {"rotated": True, "key_file": where}
-    if where is None:
-        data["new_key"] = base64.b64encode(key).decode("ascii")
-    _emit(args, data, lambda: f"re-encrypted permanent memories; new key in {where}" if where else
-          f"re-encrypted permanent memories; set HERMES_MEMORY_ENCRYPTION_KEY={data['new_key']}")
+    data = {"rotated": True, "key_file": where, "key_out": args.key_out}
+    # the key itself is never printed: it is in a file, written and read back before the re-encryption committed
+    _emit(args, data, lambda: "re-encrypted the sealed memories; new key in "
+          + " and ".join(p for p in (where, args.key_out) if p)
+          + ("" if where else " (set HERMES_MEMORY_ENCRYPTION_KEY or encryption_key from it)"))
     return 0
 
 
@@ -351,9 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="only report what would be done")
     p.set_defaults(func=cmd_forget)
 
-    p = sub.add_parser("rotate-key", parents=[common], help="re-encrypt permanent memories under a new key",
-                       description="Generate a new encryption key and re-encrypt every permanent memory with it in "
-                       "one transaction (the key file is replaced after the commit).")
+    p = sub.add_parser("rotate-key", parents=[common], help="re-encrypt sealed memories under a new key",
+                       description="Generate a new encryption key and re-encrypt every sealed memory with it in one "
+                       "transaction. The new key is written to a file and read back before the commit, never "
+                       "printed: the key file is replaced after the commit; with the key in the config or "
+                       "environment, --key-out names the new file the key goes to.")
+    p.add_argument("--key-out", default=None, help="new file for the new key (required when the key comes from the "
+                   "config or HERMES_MEMORY_ENCRYPTION_KEY; created with mode 0600)")
     p.set_defaults(func=cmd_rotate_key)
 
     p = sub.add_parser("purge-user", parents=[common], help="erase everything of one user, for good",
@@ -388,8 +399,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except HermesMemoryError as exc:
-        print(f"hermes-memory: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _say_error(f"hermes-memory: {type(exc).__name__}: {exc}")
         return 2
+    except OutputError as exc:
+        _say_error(f"hermes-memory: {args.command} completed, but its output could not be written ({exc.strerror})")
+        with contextlib.suppress(OSError, ValueError):  # no second failure when Python flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 3
+    except OSError as exc:  # a path the command was given cannot be used
+        _say_error(f"hermes-memory: {type(exc).__name__}: {exc}")
+        return 2
+
+
+def _say_error(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -165,6 +165,10 @@ class MemoryConfig(_Strict):
     summary_chunk_chars: int = Field(200, ge=20, description="Maximum characters of one appended summary chunk.")
     summary_max_chars: int = Field(500, ge=50, description="Running summary length that triggers re-compression.")
     max_content_chars: int = Field(8000, ge=1, le=10_000_000, description="Longest memory content accepted.")
+    max_message_chars: int = Field(
+        100_000, ge=1, le=10_000_000, description="Longest chat message a session buffer accepts (its data may "
+        "take four times as many bytes of JSON)."
+    )
     max_tags: int = Field(32, ge=0, le=1000, description="Most tags one memory may carry.")
     max_metadata_bytes: int = Field(16_384, ge=0, description="Largest JSON-encoded metadata one memory may carry.")
     default_importance: float = Field(0.5, ge=0, le=1, description="Importance used when add() is given none.")
@@ -200,6 +204,23 @@ class MemoryConfig(_Strict):
     )
     encryption_key_file: Path | None = Field(
         None, description="File holding the key; default <data_dir>/hermes.key, created with the first permanent memory."
+    )
+    encrypt_at_rest: Literal["permanent", "all"] = Field(
+        "permanent",
+        description="What is sealed with the key: 'permanent' (permanent memories: content, versions, notes, "
+        "metadata, tags, delete reasons) or 'all' (every tier, plus session buffers, summaries and the promotion "
+        "queue; see benchmarks/at_rest_cost.py for its cost).",
+    )
+    permanent_vectors: bool = Field(
+        True,
+        description="Embed permanent memories into the vector index. False keeps their embeddings out of the index "
+        "and out of bundles (an embedding lets someone holding a bundle test guesses without the key); they are "
+        "then found by their keyed-hash keywords only.",
+    )
+    bundle_signing_key: SecretStr | None = Field(
+        None,
+        description="Operator secret (at least 16 characters) that signs export bundles (HMAC-SHA256); when set, "
+        "restore accepts only bundles signed with it and checks the signature before writing anything.",
     )
     redact_pii: bool = Field(True, description="Replace PII with placeholders before storing in redact_tiers.")
     redact_kinds: list[str] = Field(
@@ -253,6 +274,8 @@ class MemoryConfig(_Strict):
             ("postgresql://", "postgres://")
         ):
             raise ValueError("metadata_url must be a postgresql:// URL")
+        if self.bundle_signing_key is not None and len(self.bundle_signing_key.get_secret_value()) < 16:
+            raise ValueError("bundle_signing_key must be at least 16 characters")
         if self.summarize_turns >= self.ring_size:
             raise ValueError("summarize_turns must be smaller than ring_size")
         return self

@@ -30,6 +30,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
 from hermes_memory_core.errors import (
+    ConfigError,
     ConsistencyError,
     DimensionMismatchError,
     EmbeddingError,
@@ -43,9 +44,10 @@ from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
 from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
-from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
+from hermes_memory_core.storage.swap import recover_swap
+from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
 from hermes_memory_core.text.language import LanguageProfile, language_of
-from hermes_memory_core.trust.at_rest import SealingCodec
+from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import Redactor
@@ -55,18 +57,20 @@ __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store
 
 METADATA_FILE = "metadata.sqlite"
 VECTORS_DIR = "vectors"
-#: Tiers whose content is sealed at rest.
-SEALED_TIERS = (MemoryType.PERMANENT.value,)
+#: The files of an embedded store in its data directory (what a restore replaces; never the key or the lock).
+STORE_FILES = (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm", VECTORS_DIR)
+_PERMANENT = MemoryType.PERMANENT.value
 
 
-def payload(rec: MemoryRecord) -> dict[str, Any]:
-    """The vector point's payload: only what filters need, never content."""
+def payload(rec: MemoryRecord, codec: SealingCodec | None = None) -> dict[str, Any]:
+    """The vector point's payload: only what filters need, never content (tags of sealed memories as keyed
+    hashes)."""
     return {
         "user_id": rec.user_id,
         "session_id": rec.session_id,
         "memory_type": rec.memory_type.value,
         "created_at": rec.created_at,
-        "tags": list(rec.tags),
+        "tags": list(rec.tags) if codec is None else codec.tag_keys(rec.memory_type.value, rec.tags),
         "version": rec.version,
     }
 
@@ -103,9 +107,11 @@ class MemoryEngine:
         embedder: A ready embedder (else built from ``config.embedding_model``).
         vector_store: A ready vector store (else built from ``config.vector_backend``).
         clock: Returns the current Unix time.
+        lock: The data directory's lock, already held (a restore hands over its own).
 
     Raises:
         StoreLockedError: Another process holds the embedded data directory.
+        ConfigError: ``data_dir`` is not a usable directory.
         DimensionMismatchError: Model, config and collection disagree on the vector dimension.
         EncryptionKeyError: The store holds sealed content and the key is missing or wrong.
     """
@@ -117,6 +123,7 @@ class MemoryEngine:
         embedder: Embedder | None = None,
         vector_store: VectorStore | None = None,
         clock: Callable[[], float] = time.time,
+        lock: DataDirLock | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -148,18 +155,28 @@ class MemoryEngine:
                 f"says vector_dim={config.vector_dim}"
             )
         self.metadata: MetadataStore = build_metadata_store(config)
-        self.codec = SealingCodec(None, SEALED_TIERS)
+        self.codec = SealingCodec(None, sealed_tiers(config.encrypt_at_rest), config.encrypt_at_rest == "all")
         self.metadata.codec = self.codec
         self.sessions = SessionStore(self.metadata)
+        alone = config.vector_backend == "edge" and vector_store is None  # the embedded engine serves one process
         try:
-            if config.vector_backend == "edge" and vector_store is None:
-                self._lock = DataDirLock(self.data_dir)
-                self._lock.acquire()
+            if lock is not None:
+                self._lock = lock
+                if not alone:
+                    lock.share()
+            elif alone or config.metadata_url is None:  # SQLite files: shared, unless the vector engine is embedded
+                self._lock = DataDirLock(self.data_dir, shared=not alone)
+                self._lock.acquire(recover=recover_swap)
             self.metadata.open()
             self.load_identity()
             self.vectors.open()
-        except BaseException:
+            self._apply_at_rest_policy()
+        except BaseException as exc:
+            if lock is not None:
+                self._lock = None  # a lock handed over stays with whoever handed it
             self._release()
+            if isinstance(exc, OSError):
+                raise ConfigError(f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
             raise
         self.closed = False
 
@@ -206,26 +223,33 @@ class MemoryEngine:
                 "or export and re-import into a new store."
             )
 
+    def _apply_at_rest_policy(self) -> None:
+        """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
+        plaintext is left in the keyword index, the files or the vector payloads."""
+        with self.write_lock:
+            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key):
+                self.metadata.optimize_keyword_index()  # merges away index entries of the old form
+                self.refresh_payload_tags(rewrite=True)
+
+    def refresh_payload_tags(self, rewrite: bool = False) -> None:
+        """Bring the tags in vector payloads to the codec's current form (after a re-seal or a key rotation)."""
+        tags = {rec.id: self.codec.tag_keys(rec.memory_type.value, rec.tags)
+                for batch in self.metadata.iter_active() for rec in batch}
+        retag_points(self.vectors, tags, rewrite)
+
     def ensure_key(self) -> None:
         """Before the first sealed write: create the key (file) and the store's check value if needed."""
         self.codec.cipher = self.keys.ensure(self.metadata, self.codec.cipher)
 
-    def rotate_key(self, new_key: bytes) -> None:
-        """Re-seal every sealed memory under ``new_key`` in one transaction (the caller checked permission)."""
-        from hermes_memory_core.trust.encryption import ContentCipher
-
-        cipher = ContentCipher(new_key)
-        codec = SealingCodec(cipher, SEALED_TIERS)
+    def rotate_key(self, new_key: bytes, save_to: Path | None = None) -> None:
+        """Re-seal everything sealed under ``new_key`` in one transaction (the caller checked permission); the new
+        key is durably handed over first (see :meth:`KeyManager.rotate`)."""
         with self.write_lock:
             self.ensure_key()
-            self.keys.stage_rotation(new_key)
-            with self.metadata.atomic():
-                self.metadata.recode(SEALED_TIERS, codec)
-                self.metadata.set_meta("key_check", cipher.check_value())
-            self.codec = codec
-            self.metadata.codec = codec
+            self.codec = self.keys.rotate(self.metadata, self.sessions, self.codec, new_key, save_to)
+            self.metadata.codec = self.codec
             self.hot.clear()
-            self.keys.finish_rotation()
+            self.refresh_payload_tags()  # keyed-hash tags follow the key
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -345,13 +369,14 @@ class MemoryEngine:
         """Metadata first, then the vector engine; if the second fails the first is undone (compensation)."""
         with self.write_lock:
             self.need_open()
-            if any(r.memory_type.value in SEALED_TIERS for r in records):
+            if any(self.codec.seals(r.memory_type.value) for r in records):
                 self.ensure_key()
             rows = [NewMemory(r, dialogue and _takes_context(r), language_of(r.content)) for r in records]
             self.metadata.insert(rows)
             self._learn_languages(rows)
             try:
-                self.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(records, vectors, strict=True)])
+                self.vectors.upsert([VectorPoint(r.id, vec, payload(r, self.codec))
+                                     for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)])
             except BaseException as exc:
                 self.metadata.purge([r.id for r in records])
                 raise ConsistencyError(
@@ -435,7 +460,7 @@ class MemoryEngine:
         meta = None if metadata is None else dict(metadata)
         if found:
             meta = {**(rec.metadata if meta is None else meta), "pii_redacted": found}
-        vector = self.embed_documents([text])[0]
+        vector = self.embed_documents([text])[0] if self.has_vector(rec.memory_type) else None
         with self.write_lock:
             self.need_open()
             now = max(self.now(), rec.updated_at)
@@ -449,7 +474,8 @@ class MemoryEngine:
                               metadata=rec.metadata if meta is None else meta,
                               tags=rec.tags if tags is None else tuple(sorted(tags)))
                 try:
-                    self.vectors.upsert([VectorPoint(rec.id, vector, payload(new))])
+                    if vector is not None:
+                        self.vectors.upsert([VectorPoint(rec.id, vector, payload(new, self.codec))])
                 except BaseException as exc:
                     self.metadata.revert_version(rec.id, version)
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
@@ -503,9 +529,19 @@ class MemoryEngine:
             if known is not None and row.lang is not None:
                 known.add(row.lang)
 
+    def has_vector(self, memory_type: MemoryType) -> bool:
+        """Whether memories of this tier are embedded into the vector index (``permanent_vectors``)."""
+        return memory_type is not MemoryType.PERMANENT or self.config.permanent_vectors
+
     def find_fact(self, user_id: str, fact_key: str, tiers: Sequence[MemoryType] = (MemoryType.PERMANENT,)) -> str | None:
-        """Id of the user's current memory of these tiers (default: permanent) with this topic key, if any."""
-        return self.metadata.find_by_metadata(user_id, "fact_key", fact_key, [t.value for t in tiers])
+        """Id of the user's current memory of these tiers (default: permanent) with this topic key, if any; each tier
+        is asked with the key as it stores it (a keyed hash where sealed), in the order given."""
+        for tier in tiers:
+            key = self.codec.lookup_value(tier.value, "fact_key", fact_key)
+            found = self.metadata.find_by_metadata(user_id, "fact_key", key, [tier.value])
+            if found is not None:
+                return found
+        return None
 
     # ------------------------------------------------------------------ access log
     def note_access(self, records: Iterable[MemoryRecord], user_id: str, who: Caller) -> None:
@@ -550,6 +586,8 @@ class MemoryEngine:
             self.metadata.record_access(pending)
 
 
+
 def _takes_context(rec: MemoryRecord) -> bool:
-    """Sealed memories neither give nor take conversational context (their words stay sealed)."""
-    return rec.session_id is not None and rec.memory_type.value not in SEALED_TIERS
+    """Permanent memories neither give nor take conversational context (their words stay theirs alone); with every
+    tier sealed, the others lend keyed-hash context tokens."""
+    return rec.session_id is not None and rec.memory_type is not MemoryType.PERMANENT

@@ -17,6 +17,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ __all__ = ["MemoryProvider"]
 _OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
 
 
+@v.typed_arguments
 class MemoryProvider(StoreAdministration):
     """Tiered, persistent, searchable memory for one store (a data directory, or servers).
 
@@ -128,7 +130,7 @@ class MemoryProvider(StoreAdministration):
         return self._sessions.llm_for(user_id, session_id) or self.llm
 
     def _who(self, caller: Caller | None) -> Caller:
-        return caller if caller is not None else self.caller
+        return self.caller if caller is None else v.check_caller(caller)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -238,7 +240,7 @@ class MemoryProvider(StoreAdministration):
             session_id=session_id,
             memory_type=memory_type,
             importance=importance,
-            tags=tuple(tags) if tags is not None and not isinstance(tags, str) else tags,  # type: ignore[arg-type]
+            tags=tuple(tags) if isinstance(tags, Iterable) and not isinstance(tags, str | bytes) else tags,  # type: ignore[arg-type]
             metadata=dict(metadata) if isinstance(metadata, Mapping) else metadata,
             created_at=created_at,
         )
@@ -369,6 +371,7 @@ class MemoryProvider(StoreAdministration):
         self.engine.need_open()
         who = self._who(caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
+        flt = replace(flt, tags=self.engine.codec.filter_tags(flt.tags))
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()
@@ -509,7 +512,8 @@ class MemoryProvider(StoreAdministration):
             BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
                 target without ``overwrite=True``. Nothing is written in that case.
         """
-        engine = restore_bundle(Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store, clock)
+        engine = restore_bundle(Path(v.check_path(bundle, "bundle")), config or MemoryConfig(), overwrite, embedder,
+                                vector_store, clock)
         return cls._from_engine(engine, llm, caller)
 
     # ------------------------------------------------------------------ async twins

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import math
+import os
 import uuid
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from hermes_memory_core.errors import (
     ContentTooLongError,
@@ -18,15 +21,21 @@ from hermes_memory_core.errors import (
 from hermes_memory_core.types import MemoryItem, MemoryType
 
 __all__ = [
+    "MAX_JSON_DEPTH",
+    "RESERVED_METADATA_KEY",
+    "check_caller",
     "check_content",
     "check_flag",
     "check_id",
     "check_importance",
     "check_int_range",
     "check_items",
+    "check_json",
+    "check_key_bytes",
     "check_memory_type",
     "check_memory_types",
     "check_metadata",
+    "check_path",
     "check_score",
     "check_session_id",
     "check_tags",
@@ -35,9 +44,11 @@ __all__ = [
     "check_timestamp",
     "check_top_k",
     "check_user_id",
+    "typed_arguments",
 ]
 
 _MAX_ID_CHARS = 256
+T = TypeVar("T")
 
 
 def check_text(value: Any, what: str) -> str:
@@ -104,6 +115,8 @@ def check_memory_types(values: Iterable[Any] | None) -> tuple[str, ...] | None:
         return None
     if isinstance(values, (str, MemoryType)):
         values = [values]
+    if not isinstance(values, Iterable) or isinstance(values, bytes | Mapping):
+        raise InvalidInputError(f"memory_types must be a list of tiers, got {type(values).__name__}")
     out = tuple(dict.fromkeys(check_memory_type(v).value for v in values))
     if not out:
         raise InvalidInputError("memory_types is empty (pass None for all tiers)")
@@ -136,8 +149,8 @@ def check_importance(value: Any, default: float) -> float:
 def check_tags(values: Iterable[Any] | None, max_tags: int) -> tuple[str, ...]:
     if values is None:
         return ()
-    if isinstance(values, str):
-        raise InvalidInputError("tags must be a list of strings, not one string")
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InvalidInputError(f"tags must be a list of strings, got {type(values).__name__}")
     out: list[str] = []
     for tag in values:
         text = check_text(tag, "tag").strip()
@@ -150,19 +163,56 @@ def check_tags(values: Iterable[Any] | None, max_tags: int) -> tuple[str, ...]:
     return unique
 
 
-def check_metadata(value: Any, max_bytes: int) -> dict[str, Any]:
-    if value is None:
-        return {}
+#: The metadata key a sealed memory's envelope uses (``trust.at_rest.ENVELOPE``); applications may not set it.
+RESERVED_METADATA_KEY = "__hermes_sealed__"
+#: Deepest nesting of lists and objects accepted in metadata and message data (JSON parsers and encoders recurse).
+MAX_JSON_DEPTH = 64
+
+
+def _check_tree(value: Any, what: str) -> None:
+    """Walk containers without recursion: deeper than :data:`MAX_JSON_DEPTH` (or a cycle), or a NUL in any key or
+    string (PostgreSQL's JSON rejects it), is an error."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                raise InvalidInputError(f"{what} contains a NUL character")
+        elif isinstance(node, dict | list | tuple):
+            if depth > MAX_JSON_DEPTH:
+                raise InvalidInputError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels")
+            if isinstance(node, dict):
+                stack.extend((key, depth) for key in node if isinstance(key, str))
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+
+
+def check_json(value: Any, what: str, max_bytes: int) -> dict[str, Any]:
+    """A JSON object (metadata, message data): a dict of JSON values, at most ``max_bytes`` encoded and
+    :data:`MAX_JSON_DEPTH` deep, with text SQLite and UTF-8 can hold. Returns a plain copy."""
     if not isinstance(value, dict):
-        raise InvalidInputError(f"metadata must be a dict, got {type(value).__name__}")
+        raise InvalidInputError(f"{what} must be a dict, got {type(value).__name__}")
+    _check_tree(value, what)
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
-        encoded.encode("utf-8")
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
-    if len(encoded.encode("utf-8")) > max_bytes:
-        raise InvalidInputError(f"metadata is larger than max_metadata_bytes={max_bytes}")
-    return json.loads(encoded)
+        size = len(encoded.encode("utf-8"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInputError(f"{what} must be JSON-serialisable: {exc}") from exc
+    if size > max_bytes:
+        raise InvalidInputError(f"{what} takes {size} bytes of JSON; the limit is {max_bytes}")
+    out: dict[str, Any] = json.loads(encoded)
+    return out
+
+
+def check_metadata(value: Any, max_bytes: int) -> dict[str, Any]:
+    """Memory metadata: None or a JSON object within ``max_metadata_bytes`` (see :func:`check_json`)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict) and RESERVED_METADATA_KEY in value:
+        raise InvalidInputError(f"metadata key {RESERVED_METADATA_KEY!r} is reserved (sealed metadata lives there)")
+    try:
+        return check_json(value, "metadata", max_bytes)
+    except InvalidInputError as exc:
+        raise InvalidInputError(str(exc).replace(f"the limit is {max_bytes}", f"max_metadata_bytes={max_bytes}")) from None
 
 
 def check_timestamp(value: Any, what: str) -> int | None:
@@ -232,3 +282,75 @@ def check_score(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InvalidInputError(f"{what} must be a finite number, got {value!r}")
     return float(value)
+def check_path(value: Any, what: str) -> str | os.PathLike[str]:
+    """A filesystem path argument: a str or ``os.PathLike`` of text, non-blank, without NUL."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        raise InvalidInputError(f"{what} must be a non-empty path (str or os.PathLike), got {value!r:.80}")
+    try:
+        os.fsencode(value)
+    except UnicodeError:
+        raise InvalidInputError(f"{what} {value!r:.80} cannot be a file name on this system") from None
+    return value
+
+
+def typed_arguments(cls: type[T]) -> type[T]:
+    """Class decorator: a public method called with arguments its signature does not accept (an unknown keyword, a
+    missing or surplus argument) raises a one-line :class:`InvalidInputError` — as any other bad input does —
+    instead of Python's bare ``TypeError``. Nothing runs in that case; other errors pass through unchanged."""
+    for name, attr in list(vars(cls).items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(attr, classmethod):
+            setattr(cls, name, classmethod(_checked(attr.__func__)))
+        elif inspect.isfunction(attr):
+            setattr(cls, name, _checked(attr))
+    return cls
+
+
+def _bad_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> InvalidInputError | None:
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as exc:
+        return InvalidInputError(f"{fn.__name__}(): {exc}")
+    return None
+
+
+def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def checked_async(*args: Any, **kwargs: Any) -> Any:
+            bad = _bad_call(fn, args, kwargs)
+            if bad is not None:
+                raise bad
+            return await fn(*args, **kwargs)
+
+        return checked_async
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            bad = _bad_call(fn, args, kwargs)  # binding failed before the body ran: nothing happened
+            if bad is not None:
+                raise bad from None
+            raise
+
+    return checked
+
+
+def check_caller(value: Any) -> Any:
+    """A :class:`~hermes_memory_core.trust.permissions.Caller` (checked by shape: the base layer imports no trust)."""
+    if not all(hasattr(value, a) for a in ("name", "read_permanent", "write_permanent")) or isinstance(value, type):
+        raise InvalidInputError(f"caller must be a Caller, got {type(value).__name__}")
+    return value
+
+
+def check_key_bytes(value: Any) -> bytes:
+    """A raw 32-byte encryption key."""
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise InvalidInputError("a new encryption key must be 32 raw bytes (or None for a random one)")
+    return value

@@ -7,14 +7,15 @@ Class hierarchy::
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
-from hermes_memory_core import MemoryHit, MemoryProvider, MemoryType
+from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType
 
 __all__ = ["HermesRetriever"]
 
@@ -71,6 +72,10 @@ class HermesRetriever(BaseRetriever):
 
     Filters (constructor defaults, each overridable in ``invoke``): ``memory_types`` (default long-term and
     permanent), ``session_id``, ``tags``, ``time_range=(start, end)``, ``now``.
+
+    Permanent memories are searched for a ``caller`` allowed to read them (``Caller(name, read_permanent=True)``,
+    default: the provider's caller); for any other caller they are left out with a one-time warning, and a search
+    for permanent memories only returns nothing.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -86,6 +91,10 @@ class HermesRetriever(BaseRetriever):
     time_range: tuple[float | None, float | None] | None = Field(
         default=None, description="(start, end) Unix seconds on created_at."
     )
+    caller: Caller | None = Field(default=None, exclude=True,
+                                  description="Who reads permanent memories (default: the provider's caller).")
+
+    _warned: bool = PrivateAttr(default=False)
 
     def _search_args(self, kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         unknown = set(kwargs) - {"k", *_FILTERS}
@@ -98,17 +107,37 @@ class HermesRetriever(BaseRetriever):
             "time_range": self.time_range,
         }
         args.update({k: v for k, v in kwargs.items() if k in _FILTERS})
+        who = self.caller or self.memory.caller
+        tiers = args.get("memory_types")
+        if not who.read_permanent and tiers is not None:
+            readable = [t for t in tiers if MemoryType(t) is not MemoryType.PERMANENT]
+            if len(readable) < len(list(tiers)) and not self._warned:
+                self._warned = True
+                warnings.warn(
+                    f"HermesRetriever: caller {who.name!r} may not read permanent memories, so they are left out; pass "
+                    "caller=Caller(name, read_permanent=True) to the retriever or the MemoryProvider",
+                    UserWarning, stacklevel=3,
+                )
+            args["memory_types"] = readable
+        args["caller"] = who
         return int(kwargs.get("k", self.k)), args
+
+    def _search(self, query: str, k: int, args: dict[str, Any]) -> list[Document]:
+        if args.get("memory_types") == []:  # only tiers the caller may not read: nothing to show
+            return []
+        return [_document(h) for h in self.memory.search(query, user_id=self.user_id, top_k=k, **args)]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         k, args = self._search_args(kwargs)
-        return [_document(h) for h in self.memory.search(query, user_id=self.user_id, top_k=k, **args)]
+        return self._search(query, k, args)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         k, args = self._search_args(kwargs)
+        if args.get("memory_types") == []:
+            return []
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=k, **args)
         return [_document(h) for h in hits]

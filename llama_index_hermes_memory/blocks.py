@@ -3,18 +3,22 @@
 ``Memory`` keeps the short-term chat history itself (by tokens) and flushes whole turns into its blocks when it
 overflows; these blocks store what those turns say about the user in Hermes Memory and bring it back into the
 prompt. Blocks get no LLM from the host: pass one (``llm=``) for LLM classification, else the rules run.
+
+Permanent facts need a caller allowed to read them: ``caller=Caller("my-app", read_permanent=True)`` on the block (or
+the provider's default caller). Without one, :class:`HermesPermanentBlock` shows nothing and warns once.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import ConfigDict, Field
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from hermes_memory_core import MemoryProvider, MemoryType, needs_permanent, should_recall
+from hermes_memory_core import Caller, MemoryProvider, MemoryType, needs_permanent, should_recall
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesLongTermBlock", "HermesPermanentBlock"]
@@ -47,13 +51,15 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
     user_id: str = Field(description="Owner of the memories.")
     top_k: int = Field(default=5, ge=1, le=100, description="Memories recalled per turn.")
     llm: LLM | None = Field(default=None, exclude=True, description="Model for classification (else rules).")
+    caller: Caller | None = Field(default=None, exclude=True,
+                                  description="Who writes promoted facts (default: the provider's caller).")
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         query = _last_user_text(messages)
         if not query or not should_recall(query):
             return ""
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
-                                         memory_types=[MemoryType.LONG_TERM])
+                                         memory_types=[MemoryType.LONG_TERM], caller=self.caller)
         return "\n".join(f"- {h.content}" for h in hits)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
@@ -61,7 +67,8 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
         for m in messages:
             if m.role == MessageRole.USER and m.content and m.content.strip():
                 session = m.additional_kwargs.get("session_id")
-                await self.memory.aremember(m.content, user_id=self.user_id, session_id=session, llm=wrapped)
+                await self.memory.aremember(m.content, user_id=self.user_id, session_id=session, llm=wrapped,
+                                            caller=self.caller)
 
 
 class HermesPermanentBlock(BaseMemoryBlock[str]):
@@ -77,13 +84,27 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
     user_id: str = Field(description="Owner of the facts.")
     top_k: int = Field(default=5, ge=1, le=100, description="Facts loaded per turn.")
     accept_short_term_memory: bool = Field(default=False, description="Flushed turns are not written here.")
+    caller: Caller | None = Field(default=None, exclude=True, description="Who reads the facts (needs "
+                                  "read_permanent; default: the provider's caller). Without it the block is empty.")
+
+    _warned: bool = PrivateAttr(default=False)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         query = _last_user_text(messages)
         if not query or not should_recall(query) or not needs_permanent(query):
             return ""
+        who = self.caller or self.memory.caller
+        if not who.read_permanent:  # nothing to show, said once (an identity question must not fail the turn)
+            if not self._warned:
+                self._warned = True
+                warnings.warn(
+                    f"{type(self).__name__}: caller {who.name!r} may not read permanent memories, so this block shows "
+                    "nothing; pass caller=Caller(name, read_permanent=True) to the block or the MemoryProvider",
+                    UserWarning, stacklevel=2,
+                )
+            return ""
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
-                                         memory_types=[MemoryType.PERMANENT])
+                                         memory_types=[MemoryType.PERMANENT], caller=who)
         return "\n".join(f"- {h.content}" for h in hits)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:

@@ -63,7 +63,8 @@ def make_config(path: Path, backend: str = "embedded", **overrides: object) -> M
         overrides.setdefault("vector_backend", "qdrant")
         overrides.setdefault("qdrant_url", QDRANT_URL or ":memory:")
         overrides.setdefault("collection", f"c_{uuid.uuid4().hex[:12]}")
-    return MemoryConfig(data_dir=path, encryption_key=TEST_KEY, **overrides)  # type: ignore[arg-type]
+    overrides.setdefault("encryption_key", TEST_KEY)
+    return MemoryConfig(data_dir=path, **overrides)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -271,9 +271,19 @@ _EN_SUBSTITUTIONS = [
 ]
 
 
+#: A whitespace-delimited chunk that is not prose: a URL, an e-mail address, a path, a domain or file name, a
+#: query string. Pronouns inside it ("me@example.com", "https://me.example.org/my/page") are not the speaker.
+_NOT_PROSE = re.compile(r"@|://|[/\\]|\w\.\w|[=#&~]|^www\.", re.IGNORECASE)
+
+
 def rule_normalize(content: str) -> str:
-    """Third-person, single-line form of a first-person statement ("我喜欢…" → "用户喜欢…")."""
-    text = " ".join(content.strip().split())
+    """Third-person, single-line form of a first-person statement ("我喜欢…" → "用户喜欢…"); URLs, e-mail
+    addresses, paths and other chunks that are not prose are kept exactly as written."""
+    chunks = content.strip().split()
+    kept = [c for c in chunks if _NOT_PROSE.search(c)]
+    masked = {f"\ue000{i}\ue001": c for i, c in enumerate(kept)}
+    marks = iter(masked)
+    text = " ".join(next(marks) if _NOT_PROSE.search(c) else c for c in chunks)
     if re.search(r"[\u4e00-\u9fff]", text):
         text = text.replace("我们", "用户和同伴").replace("我的", "用户的").replace("我", "用户")
     else:
@@ -281,4 +291,6 @@ def rule_normalize(content: str) -> str:
             text = pattern.sub(repl, text)
         if text:
             text = text[0].upper() + text[1:]
+    for mark, chunk in masked.items():
+        text = text.replace(mark, chunk)
     return text[:500]

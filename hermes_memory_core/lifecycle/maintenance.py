@@ -31,6 +31,9 @@ def reconcile(engine: MemoryEngine) -> ReconcileReport:
         for batch in engine.vectors.iter_points(with_vectors=False):
             for p in batch:
                 seen[p.id] = int(p.payload.get("version", 0) or 0)
+        if not engine.config.permanent_vectors:  # permanent facts keep no vector: drop any that exists
+            for row in engine.metadata.lifecycle_rows([MemoryType.PERMANENT.value]):
+                active.pop(row.id, None)
         orphans = [pid for pid in seen if pid not in active or pid in expired]
         report.vector_orphans_removed = sum(1 for pid in orphans if pid not in expired)
         report.expired_removed = sum(1 for pid in orphans if pid in expired)
@@ -42,7 +45,7 @@ def reconcile(engine: MemoryEngine) -> ReconcileReport:
             chunk = missing[start : start + batch_size]
             recs = [r for r in (engine.metadata.get(mid) for mid in chunk) if r is not None]
             vecs = engine.embed_documents([r.content for r in recs])
-            engine.vectors.upsert([VectorPoint(r.id, vec, payload(r)) for r, vec in zip(recs, vecs, strict=True)])
+            engine.vectors.upsert([VectorPoint(r.id, vec, payload(r, engine.codec)) for r, vec in zip(recs, vecs, strict=True)])
             report.metadata_orphans_reindexed += len(recs)
         report.keyword_rows_repaired = engine.metadata.repair_keyword_index()
         engine.flush_access()

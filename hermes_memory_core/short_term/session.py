@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import InvalidInputError
+from hermes_memory_core.errors import ContentTooLongError, InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
-from hermes_memory_core.validation import check_session_id, check_text, check_user_id
+from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
 __all__ = ["USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
 
@@ -49,9 +49,12 @@ class SessionView:
         return [m for turn in self.turns for m in turn]
 
 
-def _as_message(m: MessageLike) -> Message:
+def _as_message(m: MessageLike, max_chars: int) -> Message:
+    """One validated message: role and content text (content at most ``max_chars``), data a JSON object of at most
+    four bytes per allowed character, nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep."""
     role: Any
     content: Any
+    data: Any
     if isinstance(m, Message):
         role, content, data = m.role, m.content, m.data
     elif isinstance(m, tuple) and len(m) == 2:
@@ -64,9 +67,13 @@ def _as_message(m: MessageLike) -> Message:
     else:
         raise InvalidInputError(f"a message is a Message, a mapping or a (role, content) pair, got {type(m).__name__}")
     role = check_text(role, "role").strip().lower()
-    if not role:
-        raise InvalidInputError("message role is empty")
-    return Message(role, check_text(content, "message content"), data)
+    if not role or len(role) > 64:
+        raise InvalidInputError("message role must be 1-64 characters")
+    text = check_text(content, "message content")
+    if len(text) > max_chars:
+        raise ContentTooLongError(f"a message has {len(text)} characters; the limit (max_message_chars) is {max_chars}")
+    return Message(role, text, check_json(dict(data) if isinstance(data, Mapping) else data, "message data",
+                                          4 * max_chars))
 
 
 class Sessions:
@@ -115,6 +122,7 @@ class Sessions:
         return self.store.overflowing(self.engine.config.ring_size)
 
 
+@typed_arguments
 class SessionMemory:
     """A session's short-term memory. Get one with :meth:`MemoryProvider.session`.
 
@@ -133,7 +141,9 @@ class SessionMemory:
 
     def add_messages(self, messages: Iterable[MessageLike]) -> None:
         """Append messages (a ``user`` message opens a turn). Durable on return; never waits for an LLM."""
-        msgs = [_as_message(m) for m in messages]
+        if not isinstance(messages, Iterable) or isinstance(messages, str | bytes | Mapping | Message):
+            raise InvalidInputError(f"add_messages takes an iterable of messages, got {type(messages).__name__}")
+        msgs = [_as_message(m, self._engine.config.max_message_chars) for m in messages]
         if not msgs:
             return
         self._engine.need_open()
@@ -192,7 +202,8 @@ class SessionMemory:
 
     async def aadd_messages(self, messages: Iterable[MessageLike]) -> None:
         """Async twin of :meth:`add_messages`."""
-        await asyncio.to_thread(self.add_messages, list(messages))
+        plain = isinstance(messages, Iterable) and not isinstance(messages, str | bytes | Mapping | Message)
+        await asyncio.to_thread(self.add_messages, list(messages) if plain else messages)
 
     async def aview(self, all_turns: bool = False) -> SessionView:
         """Async twin of :meth:`view`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,9 @@ class EdgeVectorStore:
     def open(self) -> None:
         import qdrant_edge as qe
 
+        if self._shard is not None:  # already open (a restore hands its loaded store to the engine)
+            return
+        _finish_rewrite(self.path)
         sidecar = self.path / _SIDECAR
         try:
             self._recover_rewrite()
@@ -267,6 +270,46 @@ class EdgeVectorStore:
     def count(self) -> int:
         with self._lock:  # not during a compact_deleted swap
             return int(self._need().info().points_count)
+
+    def rewrite(self, payload_for: Callable[[VectorPoint], dict[str, Any]]) -> None:
+        """Rebuild the shard with every point's payload replaced by ``payload_for(point)``.
+
+        The engine appends payload changes to its log and pages, so an old payload stays in the files after an
+        update; a rewrite leaves only the new ones. The new shard is built beside the old one and swapped in
+        (a crash in between is finished or undone at the next open).
+        """
+        fresh = self.path.with_name(self.path.name + _REWRITE)
+        shutil.rmtree(fresh, ignore_errors=True)
+        other = EdgeVectorStore(fresh, self.dim, self.name)
+        other.open()
+        try:
+            for batch in self.iter_points(batch_size=1000, with_vectors=True):
+                other.upsert([VectorPoint(p.id, p.vector, payload_for(p)) for p in batch])
+        finally:
+            other.close()
+        (fresh / _COMPLETE).write_text("ok", encoding="utf-8")
+        with self._lock:
+            self.close()
+            self.path.rename(self.path.with_name(self.path.name + _OLD))
+            _finish_rewrite(self.path)
+            self.open()
+
+
+_REWRITE = ".rewrite"
+_OLD = ".old"
+_COMPLETE = "REWRITE_COMPLETE"
+
+
+def _finish_rewrite(path: Path) -> None:
+    """Finish (or undo) a :meth:`EdgeVectorStore.rewrite` a crash interrupted."""
+    fresh, old = path.with_name(path.name + _REWRITE), path.with_name(path.name + _OLD)
+    if fresh.exists() and (fresh / _COMPLETE).exists() and not path.exists():
+        fresh.rename(path)
+    (path / _COMPLETE).unlink(missing_ok=True)
+    if old.exists() and not path.exists():
+        old.rename(path)  # the rewrite never completed: the old shard goes back
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _edge_filter(qe: Any, flt: VectorFilter) -> Any:

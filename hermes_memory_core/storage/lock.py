@@ -1,9 +1,15 @@
-"""An exclusive, process-level lock on an embedded data directory.
+"""A process-level lock on an embedded data directory.
 
 The embedded vector engine serves one process. A second process that opens the same directory gets a
-:class:`StoreLockedError` naming the holder (pid, host, command) and pointing to server mode, instead of the
-engine's "Can't init WAL". The lock is an ``flock`` on ``hermes.lock``: the OS drops it when the holder
-dies, even on SIGKILL, so a crash never leaves a stale lock.
+:class:`StoreLockedError` naming the holder (pid, host, since when) and pointing to server mode, instead of the
+engine's "Can't init WAL". The lock is an ``flock`` on ``hermes.lock``: the OS drops it when the holder dies, even
+on SIGKILL, so a crash never leaves a stale lock. The lock file records who holds it — never the command line,
+which may carry the content given to ``add``.
+
+Stores whose files may be shared by several processes (SQLite metadata with a vector server) hold it *shared*;
+whatever must be alone with the directory (the embedded vector engine, a restore) holds it *exclusive*, so a
+restore never replaces files a live process is using. Whoever takes the lock first after a crash also finishes or
+undoes an interrupted restore (``recover``) while it is still alone.
 """
 
 from __future__ import annotations
@@ -11,55 +17,102 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_memory_core.errors import StoreLockedError
+from hermes_memory_core.errors import ConfigError, StoreLockedError
 
-__all__ = ["DataDirLock"]
+__all__ = ["LOCK_NAME", "DataDirLock"]
 
 LOCK_NAME = "hermes.lock"
 
 
 class DataDirLock:
-    """Hold ``<data_dir>/hermes.lock`` exclusively for the life of a provider."""
+    """Hold ``<data_dir>/hermes.lock`` for the life of a store.
 
-    def __init__(self, data_dir: Path) -> None:
+    Args:
+        data_dir: The store's data directory (created if missing).
+        shared: Share the directory with other shared holders (an exclusive holder excludes everyone).
+    """
+
+    def __init__(self, data_dir: Path, shared: bool = False) -> None:
         self.path = Path(data_dir) / LOCK_NAME
+        self.shared = shared
+        self.created = False
         self._fh: IO[str] | None = None
 
-    def acquire(self) -> None:
+    def acquire(self, recover: Callable[[Path], object] | None = None) -> None:
+        """Take the lock; ``recover(data_dir)`` runs first if this process is alone with the directory.
+
+        Raises:
+            StoreLockedError: Another process holds it (exclusively, or at all when this lock is exclusive).
+            ConfigError: The data directory is not a directory (a file, say) or cannot be created.
+        """
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
+        folder = self.path.parent
+        try:
+            if folder.exists() and not folder.is_dir():
+                raise ConfigError(f"data_dir {folder} is not a directory")
+            folder.mkdir(parents=True, exist_ok=True)
+            self.created = not self.path.exists()
+            fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
+        except OSError as exc:
+            raise ConfigError(f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            alone = True
         except OSError:
+            alone = False
+            try:
+                if not self.shared:
+                    raise OSError
+                fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                fh.seek(0)
+                holder = _describe(fh.read())
+                fh.close()
+                raise StoreLockedError(
+                    f"the data directory {folder} is in use by {holder}. An embedded store serves one process at a "
+                    "time; to share memory between processes run in server mode (vector_backend='qdrant' with "
+                    "qdrant_url=...), or close the other process."
+                ) from None
+        try:
+            if alone and recover is not None:
+                recover(folder)
             fh.seek(0)
-            holder = _describe(fh.read())
+            fh.truncate()
+            if self.shared:
+                if alone:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # downgrade: others may share it now
+            else:
+                fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": int(time.time())}))
+            fh.flush()
+        except BaseException:
             fh.close()
-            raise StoreLockedError(
-                f"the data directory {self.path.parent} is in use by {holder}. An embedded store serves one "
-                "process at a time; to share memory between processes run in server mode "
-                "(vector_backend='qdrant' with qdrant_url=...), or close the other process."
-            ) from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(
-            json.dumps(
-                {"pid": os.getpid(), "host": socket.gethostname(), "since": int(time.time()), "argv": sys.argv[:4]}
-            )
-        )
-        fh.flush()
+            raise
         self._fh = fh
 
-    def release(self) -> None:
+    def share(self) -> None:
+        """Turn an exclusive hold into a shared one (a restore hands its lock to a store that shares)."""
+        import fcntl
+
+        if self._fh is not None and not self.shared:
+            self._fh.seek(0)
+            self._fh.truncate()
+            self._fh.flush()
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_SH)
+            self.shared = True
+
+    def release(self, remove_if_created: bool = False) -> None:
+        """Let go of the lock (and, after a failed first use, remove the lock file this lock created)."""
         if self._fh is not None:
             import fcntl
 
+            if remove_if_created and self.created:
+                self.path.unlink(missing_ok=True)
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
             self._fh.close()
             self._fh = None
@@ -70,5 +123,5 @@ def _describe(raw: str) -> str:
         info: dict[str, Any] = json.loads(raw)
     except ValueError:
         return "another process"
-    cmd = " ".join(str(a) for a in info.get("argv", []))
-    return f"process {info.get('pid')} on {info.get('host')} ({cmd})".strip()
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(info.get("since", 0))))
+    return f"process {info.get('pid')} on {info.get('host')} (since {since})"

@@ -49,8 +49,8 @@ DEFAULT_CONTEXT_WEIGHT = 0.2
 class RowCodec(Protocol):
     """The engine's policy as the rows see it: how content is kept at rest and which tokens index it.
 
-    A store calls it on every write and read of content and whenever it (re)indexes a memory from its row, so the
-    store itself never decides what is encrypted or how text is tokenized.
+    A store calls it on every write and read of content, metadata, tags, notes and session rows, and whenever it
+    (re)indexes a memory from its row, so the store itself never decides what is encrypted or how text is tokenized.
     """
 
     def seal(self, memory_id: str, memory_type: str, text: str) -> str:
@@ -65,6 +65,30 @@ class RowCodec(Protocol):
 
     def context_tokens(self, text: str) -> list[str]:
         """Tokens a dialogue memory lends its neighbours' context field."""
+
+    def seal_field(self, memory_id: str, memory_type: str, field: str, text: str) -> str:
+        """The form at rest of a memory's other text fields (``note``, ``reason``, ``log``)."""
+
+    def open_field(self, memory_id: str, field: str, stored: str) -> str:
+        """The text of a field kept at rest (the inverse of :meth:`seal_field`)."""
+
+    def pack_metadata(self, memory_id: str, memory_type: str, metadata: Mapping[str, Any], tags: Sequence[str]) -> str:
+        """The metadata column of a memory (its metadata, and where the policy says so its tags)."""
+
+    def unpack_metadata(self, memory_id: str, stored: str | None) -> tuple[dict[str, Any], tuple[str, ...] | None]:
+        """``(metadata, tags)`` of a metadata column; tags None: they are the plain tag rows."""
+
+    def tag_keys(self, memory_type: str, tags: Sequence[str]) -> list[str]:
+        """The values a memory's tag rows (and vector payload) hold for its tags."""
+
+    def lookup_value(self, memory_type: str, key: str, value: str) -> str:
+        """What the metadata column holds, in the clear, for a lookup key's value."""
+
+    def seal_session(self, user_id: str, session_id: str | None, text: str) -> str:
+        """The form at rest of a session row's text (message, message data, summary, queued promotion)."""
+
+    def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
+        """The text of a session row (the inverse of :meth:`seal_session`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +308,8 @@ class MetadataStore(Protocol):
         """Record ``(id, lang)`` pairs."""
 
     def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
-        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``."""
+        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``,
+        ``value`` as the codec keeps it (:meth:`RowCodec.lookup_value`: a keyed hash for sealed tiers)."""
 
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         """Every version of a memory, oldest first."""

@@ -1,7 +1,8 @@
 """Rows of the short-term tier: session messages (the ring buffer), summary chunks, the promotion queue.
 
 It shares the metadata store's database and single writer (SQLite or PostgreSQL: the same ``?`` SQL); every
-method is one transaction. Which message opens a turn is the caller's decision (``opens_turn``); the store hands
+method is one transaction. Texts go through the store's codec (``seal_session`` / ``open_session``), which seals
+them with ``encrypt_at_rest="all"`` and keeps them as given otherwise. Which message opens a turn is the caller's decision (``opens_turn``); the store hands
 out turn numbers atomically, so concurrent writers to one session never lose or interleave a turn.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_memory_core.storage.metadata import MetadataStore
+from hermes_memory_core.storage.metadata import MetadataStore, RowCodec
 
 __all__ = ["Message", "QueuedContent", "SessionStore", "SummaryChunk"]
 
@@ -70,6 +71,7 @@ class SessionStore:
         """Append messages atomically; a message whose ``opens_turn`` flag is set (and the session's first)
         starts a new turn. Returns each message's turn."""
         turns: list[int] = []
+        seal = self.db.codec.seal_session
         with self.db.atomic() as conn:
             conn.execute(
                 "INSERT INTO sessions (user_id, session_id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
@@ -90,8 +92,8 @@ class SessionStore:
                 conn.execute(
                     "INSERT INTO session_messages (user_id, session_id, turn, role, content, data, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (user_id, session_id, current, m.role, m.content, json.dumps(m.data, ensure_ascii=False),
-                     m.created_at or now),
+                    (user_id, session_id, current, m.role, seal(user_id, session_id, m.content),
+                     seal(user_id, session_id, json.dumps(m.data, ensure_ascii=False)), m.created_at or now),
                 )
                 turns.append(current)
             conn.execute(
@@ -117,11 +119,14 @@ class SessionStore:
         ).fetchall()
         out: list[list[Message]] = []
         last = None
+        opened = self.db.codec.open_session
         for role, content, data, created_at, turn in rows:
             if turn != last:
                 out.append([])
                 last = turn
-            out[-1].append(Message(role, content, json.loads(data) if data else {}, int(created_at), int(turn)))
+            raw = opened(user_id, session_id, data) if data else ""
+            out[-1].append(Message(role, opened(user_id, session_id, content), json.loads(raw) if raw else {},
+                                   int(created_at), int(turn)))
         return out
 
     def chunks(self, user_id: str, session_id: str) -> list[SummaryChunk]:
@@ -130,7 +135,8 @@ class SessionStore:
             "ORDER BY first_turn, id",
             (user_id, session_id),
         )
-        return [SummaryChunk(int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
+        opened = self.db.codec.open_session
+        return [SummaryChunk(int(r[0]), opened(user_id, session_id, r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
     def commit_compaction(
         self,
@@ -148,6 +154,7 @@ class SessionStore:
         if not turn_numbers:
             return False
         first, last = min(turn_numbers), max(turn_numbers)
+        seal = self.db.codec.seal_session
         with self.db.atomic() as conn:
             present = conn.execute(
                 "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ? "
@@ -164,11 +171,11 @@ class SessionStore:
                 conn.execute(
                     "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
                     "VALUES (?, ?, ?, ?, ?, 1, ?)",
-                    (user_id, session_id, summary, first, last, now),
+                    (user_id, session_id, seal(user_id, session_id, summary), first, last, now),
                 )
             conn.executemany(
                 "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
-                [(user_id, session_id, text, now) for text in promote if text.strip()],
+                [(user_id, session_id, seal(user_id, session_id, text), now) for text in promote if text.strip()],
             )
         return True
 
@@ -191,7 +198,7 @@ class SessionStore:
             conn.execute(
                 "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
                 "VALUES (?, ?, ?, ?, ?, 2, ?)",
-                (user_id, session_id, text, rows[0], rows[1], now),
+                (user_id, session_id, self.db.codec.seal_session(user_id, session_id, text), rows[0], rows[1], now),
             )
         return True
 
@@ -213,7 +220,8 @@ class SessionStore:
         rows = self.db.reader().execute(
             "SELECT id, user_id, session_id, content, attempts FROM promotion_queue ORDER BY id LIMIT ?", (limit,)
         )
-        return [QueuedContent(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+        opened = self.db.codec.open_session
+        return [QueuedContent(int(r[0]), r[1], r[2], opened(r[1], r[2], r[3]), int(r[4])) for r in rows]
 
     def dequeue(self, ids: Sequence[int]) -> None:
         with self.db.atomic() as conn:
@@ -236,3 +244,19 @@ class SessionStore:
             (now - idle_seconds,),
         )
         return {(r[0], r[1]) for r in rows}
+
+    def recode(self, old: RowCodec, new: RowCodec) -> int:
+        """Re-seal every session row (messages and their data, summaries, queued promotions) from ``old`` to
+        ``new``, in the open transaction or a new one. Returns how many rows changed."""
+        changed = 0
+        with self.db.atomic() as conn:
+            for table, columns in (("session_messages", ("content", "data")), ("session_summaries", ("text",)),
+                                   ("promotion_queue", ("content",))):
+                rows = conn.execute(f"SELECT id, user_id, session_id, {', '.join(columns)} FROM {table}").fetchall()
+                for row_id, user, session, *values in rows:
+                    fresh = [new.seal_session(user, session, old.open_session(user, session, v)) for v in values]
+                    conn.execute(
+                        f"UPDATE {table} SET {', '.join(c + ' = ?' for c in columns)} WHERE id = ?", (*fresh, row_id)
+                    )
+                changed += len(rows)
+        return changed

@@ -16,13 +16,13 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore"]
+__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "retag_points"]
 
 #: Payload fields every backend indexes, with their kind.
 PAYLOAD_INDEXES: dict[str, str] = {
@@ -110,3 +110,27 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Release files, locks and connections. Idempotent."""
+
+
+def retag_points(store: VectorStore, tags: Mapping[str, Sequence[str]], rewrite: bool = False) -> None:
+    """Set the ``tags`` payload of the points named in ``tags`` (others keep theirs).
+
+    Args:
+        store: An open vector store.
+        tags: Point id → its tags.
+        rewrite: Rebuild a store that keeps old payloads in its files (one with a ``rewrite`` method, the embedded
+            engine), so no old tag stays on disk; others update in place.
+    """
+    rebuild = getattr(store, "rewrite", None)
+    if rewrite and rebuild is not None:
+        rebuild(lambda p: {**p.payload, "tags": list(tags.get(p.id, p.payload.get("tags", [])))})
+        return
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for batch in store.iter_points(with_vectors=False):
+        for p in batch:
+            if p.id in tags:
+                groups.setdefault(tuple(tags[p.id]), []).append(p.id)
+    for value, ids in groups.items():
+        for start in range(0, len(ids), 1000):
+            store.set_payload(ids[start : start + 1000], {"tags": list(value)})
+    store.flush()

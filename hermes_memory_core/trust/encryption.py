@@ -62,18 +62,34 @@ def read_key_file(path: Path) -> bytes:
         raise EncryptionKeyError(f"encryption key file not found: {path}") from exc
     except UnicodeDecodeError as exc:
         raise EncryptionKeyError(f"encryption key file {path} is not a base64/hex key") from exc
+    except OSError as exc:
+        raise EncryptionKeyError(f"cannot read the encryption key file {path}: {exc.strerror or exc}") from exc
 
 
 def write_key_file(path: Path, key: bytes) -> None:
-    """Write a key file readable by the owner only, atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a key file readable by the owner only, atomically and durably (the file and its folder are fsynced).
+
+    Raises:
+        EncryptionKeyError: The file cannot be written (the message says why); nothing is left half-written.
+    """
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(base64.b64encode(key).decode("ascii") + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(base64.b64encode(key).decode("ascii") + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise EncryptionKeyError(f"cannot write the key file {path}: {exc.strerror or exc}") from exc
 
 
 class ContentCipher:
@@ -105,6 +121,11 @@ class ContentCipher:
             raise EncryptionKeyError(
                 "cannot decrypt a permanent memory: the encryption key is wrong, or the data was altered"
             ) from exc
+
+    @property
+    def token_key(self) -> bytes:
+        """The HMAC key of keyed hashes (tokens, tags, lookups), derived from the content key."""
+        return self._token_key
 
     def token_hash(self, token: str) -> str:
         return "k" + hmac.new(self._token_key, token.encode("utf-8"), hashlib.sha256).hexdigest()[:20]

@@ -4,7 +4,9 @@ The key comes from, in order: ``MemoryConfig.encryption_key`` (also ``HERMES_MEM
 ``encryption_key_file``, or ``<data_dir>/hermes.key`` — created with the first sealed write when no key is
 configured. The store keeps a check value (``key_check`` in its meta) that tells a wrong key at open time. A
 rotation writes the new key beside the file first (``hermes.key.new``) and moves it into place after the commit,
-so a crash in between is recovered at the next open.
+so a crash in between is recovered at the next open. When the key comes from the configuration or the
+environment, a rotation first writes the new key to a file the operator names and reads it back: the only copy of
+a key is never just printed or returned.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_memory_core.errors import EncryptionKeyError
+from hermes_memory_core.errors import EncryptionKeyError, InvalidInputError
 from hermes_memory_core.trust.encryption import ContentCipher, decode_key, generate_key, read_key_file, write_key_file
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from hermes_memory_core.storage.metadata import MetadataStore
+    from hermes_memory_core.storage.sessions import SessionStore
+    from hermes_memory_core.trust.at_rest import SealingCodec
 
 __all__ = ["KEY_CHECK", "KEY_FILE", "KeyManager"]
 
@@ -100,15 +104,67 @@ class KeyManager:
             metadata.set_meta(KEY_CHECK, cipher.check_value())
         return cipher
 
-    def stage_rotation(self, key: bytes) -> None:
-        """Write a rotation's new key beside the key file (before the commit); no-op for a configured key."""
-        if self.uses_file:
-            write_key_file(self.pending_file, key)
+    def rotate(
+        self,
+        metadata: MetadataStore,
+        sessions: SessionStore,
+        codec: SealingCodec,
+        new_key: bytes,
+        save_to: Path | None = None,
+    ) -> SealingCodec:
+        """Re-seal every sealed row under ``new_key`` in one transaction; returns the new codec.
 
-    def finish_rotation(self) -> None:
-        """Move the staged key into place (after the commit)."""
+        The new key is handed over *before* the commit: written beside the key file (when the key lives in one)
+        and to ``save_to`` (required when the key comes from the config or environment), each fsynced and read
+        back. If any of that or the commit fails, the store is unchanged and the written copies are removed; after
+        the commit the staged key file is moved into place (a crash in between is recovered at the next open).
+
+        Raises:
+            InvalidInputError: The key is configured and no ``save_to`` was given.
+            EncryptionKeyError: ``save_to`` exists already, or a copy cannot be written or read back.
+        """
+        from hermes_memory_core.trust.at_rest import SealingCodec
+
+        cipher = ContentCipher(new_key)
+        fresh = SealingCodec(cipher, codec.sealed_tiers, codec.seal_sessions)
+        written = self._stage_rotation(new_key, save_to)
+        try:
+            with metadata.atomic():
+                metadata.recode(tuple(sorted(codec.sealed_tiers)), fresh)
+                if codec.seal_sessions:
+                    sessions.recode(codec, fresh)
+                metadata.set_meta(KEY_CHECK, cipher.check_value())
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
         if self.uses_file:
             self.pending_file.replace(self.key_file)
+        return fresh
+
+    def _stage_rotation(self, key: bytes, save_to: Path | None) -> list[Path]:
+        """Write the new key wherever it must be before the commit; return what was written."""
+        if save_to is None and not self.uses_file:
+            raise InvalidInputError(
+                "the encryption key comes from the configuration or environment: name a file for the new key "
+                "(save_to=..., hermes-memory rotate-key --key-out FILE); it is written and checked before the "
+                "re-encryption commits"
+            )
+        targets = ([self.pending_file] if self.uses_file else []) + ([Path(save_to)] if save_to is not None else [])
+        if save_to is not None and (Path(save_to).exists() or Path(save_to).is_symlink()):
+            raise EncryptionKeyError(f"{save_to} exists; the new key is only written to a new file")
+        written: list[Path] = []
+        try:
+            for path in targets:
+                write_key_file(path, key)
+                written.append(path)
+                if read_key_file(path) != key:
+                    raise EncryptionKeyError(f"the new key read back from {path} differs from the key written")
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+        return written
 
     @staticmethod
     def new_key() -> bytes:

@@ -34,7 +34,9 @@ def test_bundle_layout_and_manifest(bundle: Path, mem: MemoryProvider) -> None:
     manifest = json.loads((bundle / "manifest.json").read_text())
     assert manifest["format_version"] == 1 and manifest["vector_dim"] == 384
     assert manifest["embedding_model"] == mem.embedder.model_id
-    assert manifest["counts"] == {"memories_active": 4, "memories_deleted": 1, "versions": 6, "points": 4}
+    # the deleted memory is left out: its content, version, tags and log never travel
+    assert manifest["counts"] == {"memories_active": 4, "memories_deleted": 0, "versions": 5, "points": 4,
+                                  "deleted_left_out": 1}
     assert set(manifest["files"]) == set(BUNDLE_FILES) and all(len(f["sha256"]) == 64 for f in manifest["files"].values())
     text = b"".join(p.read_bytes() for p in bundle.iterdir())
     assert str(mem.data_dir.resolve()).encode() not in text and str(bundle.parent).encode() not in text
@@ -47,7 +49,7 @@ def test_restore_answers_the_same(bundle: Path, mem: MemoryProvider, embedder, t
                 a = [(h.id, round(h.score, 6)) for h in mem.search(q, user_id=user, top_k=5)]
                 b = [(h.id, round(h.score, 6)) for h in other.search(q, user_id=user, top_k=5)]
                 assert a == b, q
-        assert other.stats().deleted == 1
+        assert other.stats().deleted == 0  # soft-deleted memories do not travel
         mid = next(h.id for h in other.search("Go", user_id="u1") if "Go" in h.content)
         assert len(other.history(mid)) == 2
 

@@ -42,3 +42,19 @@ def test_filters_and_k_per_call(filled: MemoryProvider) -> None:
 async def test_async(filled: MemoryProvider) -> None:
     docs = await HermesRetriever(memory=filled, user_id="u1", k=2).ainvoke("Berlin")
     assert docs[0].page_content == "The user lives in Berlin"
+
+
+def test_caller_without_permission_degrades_with_one_warning(filled: MemoryProvider) -> None:
+    import warnings
+
+    from hermes_memory_core import Caller
+
+    anonymous = HermesRetriever(memory=filled, user_id="u1", caller=Caller("web"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = anonymous.invoke("Where does the user live? Berlin")
+        assert docs and all(d.metadata["memory_type"] != "permanent" for d in docs)
+        assert anonymous.invoke("Berlin", memory_types=["permanent"]) == []  # was PermissionDeniedError
+    assert len([w for w in caught if "may not read permanent" in str(w.message)]) == 1
+    reader = HermesRetriever(memory=filled, user_id="u1", caller=Caller("web", read_permanent=True))
+    assert "Berlin" in reader.invoke("Berlin", memory_types=["permanent"])[0].page_content

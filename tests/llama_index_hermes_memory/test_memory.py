@@ -15,7 +15,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 import llama_index_hermes_memory
-from hermes_memory_core import MemoryProvider, MemoryType
+from hermes_memory_core import Caller, MemoryProvider, MemoryType
 from llama_index_hermes_memory import HermesMemory
 from llama_index_hermes_memory.base import RECALL_HEADING, SUMMARY_HEADING
 
@@ -180,3 +180,31 @@ async def test_memory_blocks_in_llama_index_memory(mem: MemoryProvider) -> None:
     await memory.aput(ChatMessage(role="user", content="What is my name and what do I drink?"))
     rendered = " ".join(m.content or "" for m in await memory.aget())
     assert "green tea" in rendered and "林伟" in rendered
+
+
+async def test_permanent_block_without_permission_shows_nothing_and_warns_once(tmp_path: Any, embedder: Any) -> None:
+    """A default provider (no caller) used to raise PermissionDeniedError on every identity question."""
+    import warnings
+
+    from llama_index_hermes_memory import HermesLongTermBlock, HermesPermanentBlock
+    from tests.conftest import ADMIN, make_config
+
+    with MemoryProvider(make_config(tmp_path / "d"), embedder=embedder) as plain:
+        plain.add("用户的名字是林伟", user_id="u1", memory_type="permanent", caller=ADMIN)
+        plain.add("The user drinks green tea", user_id="u1")
+        block = HermesPermanentBlock(memory=plain, user_id="u1")
+        question = [ChatMessage(role="user", content="What is my name?")]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert await block._aget(question) == ""
+            assert await block._aget(question) == ""
+        assert len([w for w in caught if "may not read permanent" in str(w.message)]) == 1
+        assert "green tea" in await HermesLongTermBlock(memory=plain, user_id="u1")._aget(
+            [ChatMessage(role="user", content="What do I drink, green tea?")])
+        reader = Caller("assistant", read_permanent=True)
+        allowed = HermesPermanentBlock(memory=plain, user_id="u1", caller=reader)
+        assert "林伟" in await allowed._aget(question)
+        memory = HermesMemory.from_defaults(user_id="u1", session_id="s", memory=plain, caller=reader)
+        assert "林伟" in (memory.get("What is my name?")[0].content or "")
+        assert "林伟" not in (HermesMemory.from_defaults(user_id="u1", session_id="s2", memory=plain)
+                             .get("What is my name?")[0].content or "")

@@ -19,15 +19,23 @@ import functools
 import re
 import sqlite3
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermes_memory_core.errors import BackendUnavailableError, ConfigError, StoreClosedError
+from hermes_memory_core.errors import (
+    BackendUnavailableError,
+    ConfigError,
+    ConsistencyError,
+    StoreClosedError,
+    StoreLockedError,
+)
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.postgres import migrations as postgres_migrations
+from hermes_memory_core.storage.postgres.schema import schema_problems, store_lock_key
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard
 from hermes_memory_core.storage.sqlite import migrations as sqlite_migrations
@@ -150,23 +158,46 @@ class PostgresMetadataStore(SQLMetadataStore):
         self._write_lock = threading.RLock()
         self._tx: _Connection | None = None
         self._closed = False
+        self._holder: Any = None  # the connection that holds this store's in-use lock
+        self._lock_key = store_lock_key(schema)
 
     # ------------------------------------------------------------------ connections
     def open(self) -> None:
+        """Connect (holding the store's shared in-use lock), apply pending migrations, check the schema.
+
+        Raises:
+            BackendUnavailableError: The server cannot be reached.
+            StoreLockedError: A restore holds the store (for longer than 30 s).
+            ConsistencyError: The schema holds a trigger, rule, view or table our migrations did not create.
+        """
         psycopg, sql, pool_cls = _require_psycopg()
         schema_id = sql.Identifier(self.schema)
 
         def configure(conn: Any) -> None:
             conn.execute(sql.SQL("SET search_path TO {}").format(schema_id))
 
-        try:  # one direct connection first: fails fast with the server's own message, and migrates
-            with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as raw:
-                configure(raw)
-                postgres_migrations.apply_pending(raw, sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema_id))
+        try:  # one direct connection first: fails fast with the server's own message, migrates, holds the lock
+            raw = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
         except psycopg.OperationalError as exc:
             raise BackendUnavailableError(
                 f"cannot open the PostgreSQL metadata store at {self.location}: {exc}"
             ) from exc
+        try:
+            configure(raw)
+            self._hold_shared(raw, wait=30.0)
+            postgres_migrations.apply_pending(raw, sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema_id))
+            problems = schema_problems(raw, self.schema)
+            if problems:
+                raise ConsistencyError(
+                    f"the store at {self.location} holds schema objects Hermes Memory did not create "
+                    f"({'; '.join(problems[:5])}); refusing to open it"
+                )
+        except BaseException as exc:
+            raw.close()
+            if isinstance(exc, psycopg.OperationalError):
+                raise BackendUnavailableError(f"cannot open the PostgreSQL metadata store at {self.location}: {exc}") from exc
+            raise
+        self._holder = raw
         self._pool = pool_cls(
             self.url,
             min_size=1,
@@ -204,6 +235,56 @@ class PostgresMetadataStore(SQLMetadataStore):
             if self._pool is not None:
                 self._pool.close()
                 self._pool = None
+            if self._holder is not None:
+                with contextlib.suppress(Exception):
+                    self._holder.close()  # the server drops the session's locks with it
+                self._holder = None
+
+    # ------------------------------------------------------------------ in use
+    def _hold_shared(self, raw: Any, wait: float) -> None:
+        deadline = time.monotonic() + wait
+        while not raw.execute("SELECT pg_try_advisory_lock_shared(%s)", (self._lock_key,)).fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise StoreLockedError(f"the store at {self.location} is being restored by another process")
+            time.sleep(0.2)
+
+    def _holders(self) -> list[int]:
+        """Process ids of other sessions holding this store's in-use lock."""
+        rows = self._holder.execute(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+            "AND classid::bigint = %s AND objid::bigint = %s AND pid != pg_backend_pid()",
+            (self._lock_key >> 32, self._lock_key & 0xFFFFFFFF),
+        ).fetchall()
+        return sorted({int(r[0]) for r in rows})
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Be the only process with this store open for the duration (a restore); back to shared afterwards.
+
+        Raises:
+            StoreLockedError: Another process has the store open (its server-side process ids are named).
+        """
+        raw = self._holder
+        if raw is None:
+            raise StoreClosedError("the metadata store is closed")
+        raw.execute("SELECT pg_advisory_unlock_shared(%s)", (self._lock_key,))
+        deadline = time.monotonic() + 2.0  # a session that just closed may still be ending on the server
+        while not (got := raw.execute("SELECT pg_try_advisory_lock(%s)", (self._lock_key,)).fetchone()[0]):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if not got:
+            others = self._holders()
+            self._hold_shared(raw, wait=30.0)
+            raise StoreLockedError(
+                f"the store at {self.location} is open in other processes (server sessions {others}); close them "
+                "before restoring over it"
+            )
+        try:
+            yield
+        finally:
+            raw.execute("SELECT pg_advisory_unlock(%s)", (self._lock_key,))
+            self._hold_shared(raw, wait=30.0)
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[_Connection]:
@@ -433,7 +514,7 @@ class PostgresMetadataStore(SQLMetadataStore):
 
         The keyword index is left empty: rebuild it with :meth:`repair_keyword_index` once the key is loaded.
         """
-        src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        src = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
         try:
             with self.atomic() as conn:
                 raw = conn.raw

@@ -11,7 +11,6 @@ parameter; the only names formatted into SQL are our own table and column names.
 from __future__ import annotations
 
 import contextlib
-import json
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ from hermes_memory_core.storage.metadata import (
     RowCodec,
 )
 from hermes_memory_core.storage.sql.knowledge import KnowledgeRows
+from hermes_memory_core.storage.sql.recode import recode_rows
 from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = ["COLUMNS", "SQLMetadataStore"]
@@ -142,7 +142,9 @@ class SQLMetadataStore(KnowledgeRows):
     def insert(self, rows: Sequence[NewMemory], note: str = "") -> None:
         """Insert new memories with version 1, tags and keyword-index rows, all in one transaction."""
         records = [row.record for row in rows]
-        sealed = {r.id: self.codec.seal(r.id, r.memory_type.value, r.content) for r in records}
+        codec = self.codec
+        sealed = {r.id: codec.seal(r.id, r.memory_type.value, r.content) for r in records}
+        packed = {r.id: codec.pack_metadata(r.id, r.memory_type.value, r.metadata, r.tags) for r in records}
         with self.atomic() as conn:
             conn.executemany(
                 "INSERT INTO memory_entries (id, user_id, session_id, content, memory_type, embedding_id, "
@@ -151,19 +153,19 @@ class SQLMetadataStore(KnowledgeRows):
                 [
                     (
                         r.id, r.user_id, r.session_id, sealed[r.id], r.memory_type.value, r.id, r.importance,
-                        r.created_at, r.updated_at, r.expires_at, json.dumps(r.metadata, ensure_ascii=False),
-                        1 if row.dialogue else 0, row.lang,
+                        r.created_at, r.updated_at, r.expires_at, packed[r.id], 1 if row.dialogue else 0, row.lang,
                     )
                     for row, r in zip(rows, records, strict=True)
                 ],
             )
             conn.executemany(
                 "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, 1, ?, ?, ?)",
-                [(r.id, sealed[r.id], r.created_at, note) for r in records],
+                [(r.id, sealed[r.id], r.created_at, codec.seal_field(r.id, r.memory_type.value, "note", note))
+                 for r in records],
             )
             conn.executemany(
                 "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                [(r.id, tag) for r in records for tag in r.tags],
+                [(r.id, tag) for r in records for tag in codec.tag_keys(r.memory_type.value, r.tags)],
             )
             self._index_inserted(conn, rows)
             conn.executemany(_LOG, [(r.id, r.user_id, "add", r.updated_at, "") for r in records])
@@ -192,33 +194,35 @@ class SQLMetadataStore(KnowledgeRows):
     ) -> int:
         """Append a version and make it current; replace the memory's metadata, tags and language when given
         (they are not versioned). Returns the new version number."""
+        codec = self.codec
         with self.atomic() as conn:
-            row = self._lock_active(conn, memory_id, "version, memory_type")
-            version = int(row[0]) + 1
-            stored = self.codec.seal(memory_id, row[1], content)
+            row = self._lock_active(conn, memory_id, "version, memory_type, metadata")
+            version, tier = int(row[0]) + 1, str(row[1])
+            stored = codec.seal(memory_id, tier, content)
             conn.execute(
                 "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, ?, ?, ?, ?)",
-                (memory_id, version, stored, now, note),
+                (memory_id, version, stored, now, codec.seal_field(memory_id, tier, "note", note)),
             )
             conn.execute(
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
                 (stored, version, now, memory_id),
             )
-            if metadata is not None:
-                conn.execute(
-                    "UPDATE memory_entries SET metadata = ? WHERE id = ?",
-                    (json.dumps(dict(metadata), ensure_ascii=False), memory_id),
-                )
             if lang is not None:
                 conn.execute("UPDATE memory_entries SET lang = ? WHERE id = ?", (lang, memory_id))
-            if tags is not None:
+            if metadata is not None or tags is not None:
+                old_meta, old_tags = codec.unpack_metadata(memory_id, row[2])
+                if old_tags is None:
+                    old_tags = tuple(self._tags_for(conn, [memory_id]).get(memory_id, ()))
+                new_tags = list(old_tags if tags is None else tags)
+                packed = codec.pack_metadata(memory_id, tier, old_meta if metadata is None else dict(metadata), new_tags)
+                conn.execute("UPDATE memory_entries SET metadata = ? WHERE id = ?", (packed, memory_id))
                 conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
                 conn.executemany(
                     "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                    [(memory_id, tag) for tag in tags],
+                    [(memory_id, tag) for tag in codec.tag_keys(tier, new_tags)],
                 )
             self._reindex(conn, memory_id, content)
-            conn.execute(_LOG, (memory_id, user_id, "update", now, note))
+            conn.execute(_LOG, (memory_id, user_id, "update", now, codec.seal_field(memory_id, tier, "log", note)))
             return version
 
     def revert_version(self, memory_id: str, version: int) -> None:
@@ -242,13 +246,13 @@ class SQLMetadataStore(KnowledgeRows):
     def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
         """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
         with self.atomic() as conn:
-            row = self._lock_active(conn, memory_id, "user_id")
+            row = self._lock_active(conn, memory_id, "user_id, memory_type")
             conn.execute(
                 "UPDATE memory_entries SET is_active = 0, deleted_at = ?, delete_reason = ? WHERE id = ?",
-                (now, reason, memory_id),
+                (now, self.codec.seal_field(memory_id, row[1], "reason", reason), memory_id),
             )
             self._reindex(conn, memory_id)  # leaves the index; its neighbours no longer see its words
-            conn.execute(_LOG, (memory_id, row[0], "delete", now, reason))
+            conn.execute(_LOG, (memory_id, row[0], "delete", now, self.codec.seal_field(memory_id, row[1], "log", reason)))
             return str(row[0])
 
     def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
@@ -280,34 +284,24 @@ class SQLMetadataStore(KnowledgeRows):
             conn.executemany(_LOG, [(e.memory_id, e.user_id, e.action, e.at, e.detail) for e in entries])
 
     def recode(self, memory_types: Sequence[str], codec: RowCodec) -> int:
-        """Re-seal the content and versions of these tiers under ``codec`` and re-index them (one transaction, or
-        a savepoint of the caller's). :attr:`codec` is left as it was: the caller sets it once its transaction
-        commits."""
-        old = self.codec
-        marks = ",".join("?" * len(memory_types))
+        """Re-seal everything kept of the memories of these tiers (content, versions and their notes, metadata and
+        tags, delete reasons, log details) from :attr:`codec` to ``codec`` and re-index them, in one transaction
+        (or a savepoint of the caller's). :attr:`codec` is left as it was: the caller sets it once its
+        transaction commits. Returns how many memories changed."""
         with self.atomic() as conn:
-            rows = conn.execute(
-                f"SELECT id, user_id, memory_type, content, is_active FROM memory_entries WHERE memory_type IN ({marks})",
-                list(memory_types),
-            ).fetchall()
-            for memory_id, owner, tier, content, active in rows:
-                plain = old.open(memory_id, content)
-                conn.execute(
-                    "UPDATE memory_entries SET content = ? WHERE id = ?", (codec.seal(memory_id, tier, plain), memory_id)
-                )
-                for version, vcontent in conn.execute(
-                    "SELECT version, content FROM memory_versions WHERE memory_id = ?", (memory_id,)
-                ).fetchall():
-                    conn.execute(
-                        "UPDATE memory_versions SET content = ? WHERE memory_id = ? AND version = ?",
-                        (codec.seal(memory_id, tier, old.open(memory_id, vcontent)), memory_id, version),
-                    )
-                if active:
-                    self._index_keywords(conn, memory_id, owner, codec.index_tokens(tier, plain))
-        return len(rows)
+            self._recoding = codec
+            try:
+                ids = recode_rows(conn, memory_types, self.codec, codec)
+                for memory_id in ids:
+                    self._unindex_keywords(conn, memory_id)
+                self.repair_keyword_index()  # re-indexes them, session by session, under the new codec
+            finally:
+                self._recoding = None
+        return len(ids)
 
     # ------------------------------------------------------------------ reads
     def _record(self, row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:
+        metadata, sealed_tags = self.codec.unpack_metadata(row[0], row[11])
         return MemoryRecord(
             id=row[0],
             user_id=row[1],
@@ -320,8 +314,8 @@ class SQLMetadataStore(KnowledgeRows):
             updated_at=int(row[8]),
             expires_at=None if row[9] is None else int(row[9]),
             version=int(row[10]),
-            tags=tuple(sorted(tags)),
-            metadata=json.loads(row[11]) if row[11] else {},
+            tags=tuple(sorted(tags if sealed_tags is None else sealed_tags)),
+            metadata=metadata,
         )
 
     def _tags_for(self, conn: Any, ids: Sequence[str]) -> dict[str, list[str]]:
@@ -449,7 +443,8 @@ class SQLMetadataStore(KnowledgeRows):
         ended = None if entry is None or entry[0] or entry[1] is None else int(entry[1])
         ends = [int(r[3]) for r in rows[1:]] + [ended]
         return [
-            MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]), r[4], int(r[3]), end)
+            MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]),
+                          self.codec.open_field(r[0], "note", r[4]), int(r[3]), end)
             for r, end in zip(rows, ends, strict=True)
         ]
 
@@ -521,7 +516,7 @@ class SQLMetadataStore(KnowledgeRows):
 
     def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
         return [
-            (r[0], int(r[1]), r[2])
+            (r[0], int(r[1]), self.codec.open_field(memory_id, "log", r[2]))
             for r in self.reader().execute(
                 "SELECT action, at, detail FROM memory_access_log WHERE memory_id = ? ORDER BY id", (memory_id,)
             )

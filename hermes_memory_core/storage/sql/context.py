@@ -10,6 +10,7 @@ nothing, and a deleted memory's words leave its neighbours' entries at once.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -42,6 +43,30 @@ class PlainCodec:
     def context_tokens(self, text: str) -> list[str]:
         return tokenize(text)
 
+    def seal_field(self, memory_id: str, memory_type: str, field: str, text: str) -> str:
+        return text
+
+    def open_field(self, memory_id: str, field: str, stored: str) -> str:
+        return stored
+
+    def pack_metadata(self, memory_id: str, memory_type: str, metadata: Mapping[str, Any], tags: Sequence[str]) -> str:
+        return json.dumps(dict(metadata), ensure_ascii=False)
+
+    def unpack_metadata(self, memory_id: str, stored: str | None) -> tuple[dict[str, Any], tuple[str, ...] | None]:
+        return (json.loads(stored) if stored else {}), None
+
+    def tag_keys(self, memory_type: str, tags: Sequence[str]) -> list[str]:
+        return list(tags)
+
+    def lookup_value(self, memory_type: str, key: str, value: str) -> str:
+        return value
+
+    def seal_session(self, user_id: str, session_id: str | None, text: str) -> str:
+        return text
+
+    def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
+        return stored
+
 
 class KeywordContext(ABC):
     """Keyword-index maintenance shared by the SQL stores; dialects supply the index writes."""
@@ -49,6 +74,14 @@ class KeywordContext(ABC):
     def __init__(self) -> None:
         #: How content is kept at rest and which tokens index it (the engine sets its own).
         self.codec: RowCodec = PlainCodec()
+        #: The codec index maintenance uses while a recode transaction re-seals rows (readers keep :attr:`codec`
+        #: until the engine swaps it after the commit).
+        self._recoding: RowCodec | None = None
+
+    @property
+    def _ix(self) -> RowCodec:
+        """The codec of index maintenance (it runs inside write transactions only)."""
+        return self._recoding or self.codec
 
     @abstractmethod
     def atomic(self) -> Any:
@@ -78,7 +111,7 @@ class KeywordContext(ABC):
         alone: list[KeywordDoc] = []
         for row in rows:
             r = row.record
-            toks = self.codec.index_tokens(r.memory_type.value, r.content)
+            toks = self._ix.index_tokens(r.memory_type.value, r.content)
             if r.session_id is None or not row.dialogue:
                 alone.append((r.id, r.user_id, toks, ()))
             else:
@@ -112,14 +145,14 @@ class KeywordContext(ABC):
         if row is None:
             return
         owner, session, tier, created, stored, active, dialogue = row
-        text = content if content is not None else self.codec.open(memory_id, stored)
+        text = content if content is not None else self._ix.open(memory_id, stored)
         if not active:
             self._unindex_keywords(conn, memory_id)
         elif session is None or not dialogue:
-            self._index_keywords(conn, memory_id, owner, self.codec.index_tokens(tier, text))
+            self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text))
             return
         if session is not None and dialogue:
-            own = {memory_id: self.codec.index_tokens(tier, text)} if active else None
+            own = {memory_id: self._ix.index_tokens(tier, text)} if active else None
             self._refresh_context(conn, owner, session, int(created), int(created), own)
 
     def _refresh_context(
@@ -167,10 +200,10 @@ class KeywordContext(ABC):
                 moments.append([])
                 times.append(created)
             moments[-1].append(mid)
-            text = self.codec.open(mid, stored)
+            text = self._ix.open(mid, stored)
             if mid not in own_toks:
-                own_toks[mid] = self.codec.index_tokens(tier, text)
-            lent[mid] = self.codec.context_tokens(text)
+                own_toks[mid] = self._ix.index_tokens(tier, text)
+            lent[mid] = self._ix.context_tokens(text)
         fresh_ids = set(new)
         redo_from = below[0] if below else lo
         redo_to = above[0] if above else hi
@@ -209,8 +242,8 @@ class KeywordContext(ABC):
             spans: dict[tuple[str, str], list[int]] = {}
             for memory_id, owner, session, tier, created, stored, dialogue in missing:
                 if session is None or not dialogue:
-                    text = self.codec.open(memory_id, stored)
-                    self._index_keywords(conn, memory_id, owner, self.codec.index_tokens(tier, text))
+                    text = self._ix.open(memory_id, stored)
+                    self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text))
                 else:
                     spans.setdefault((owner, session), []).append(int(created))
             for _memory_id, owner, session, created, dialogue in stale:

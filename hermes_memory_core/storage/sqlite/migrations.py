@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from hermes_memory_core.storage.sql.shards import KEYWORD_SHARDS
 
@@ -239,11 +239,12 @@ def pending(conn: sqlite3.Connection) -> list[str]:
     return [m.__name__ for m in MIGRATIONS if m.__name__ not in done]
 
 
-def apply_pending(conn: sqlite3.Connection) -> list[str]:
-    """Apply every pending migration, each atomically with the row that records it.
+def apply_pending(conn: sqlite3.Connection, only: Sequence[str] | None = None) -> list[str]:
+    """Apply every pending migration (or only those named in ``only``), each atomically with the row that records it.
 
     Args:
         conn: A connection in autocommit mode (``isolation_level=None``).
+        only: Apply these migrations at most (a bundle is rebuilt at the level it was written at, then migrated).
 
     Returns:
         The names applied now.
@@ -252,7 +253,7 @@ def apply_pending(conn: sqlite3.Connection) -> list[str]:
     done = set(applied(conn))
     ran: list[str] = []
     for migration in MIGRATIONS:
-        if migration.__name__ in done:
+        if migration.__name__ in done or (only is not None and migration.__name__ not in only):
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:

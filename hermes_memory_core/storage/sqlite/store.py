@@ -20,6 +20,7 @@ from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordF
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
+from hermes_memory_core.storage.sqlite.schema import schema_problems
 
 __all__ = ["SQLiteMetadataStore"]
 
@@ -83,10 +84,22 @@ class SQLiteMetadataStore(SQLMetadataStore):
         return conn
 
     def open(self) -> None:
+        """Connect, apply pending migrations and check the file holds exactly our schema.
+
+        Raises:
+            ConsistencyError: The file holds a trigger, a view or another object our migrations did not create.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = self._connect()
         with self._write_lock:
             migrations.apply_pending(self._writer)
+            problems = schema_problems(self._writer)
+        if problems:
+            self.close()
+            raise ConsistencyError(
+                f"the store at {self.path} holds schema objects Hermes Memory did not create ({'; '.join(problems[:5])});"
+                " refusing to open it: remove them, or restore the store from a bundle"
+            )
 
     def reader(self) -> sqlite3.Connection:
         """This thread's read-only connection (readers never wait for the writer in WAL mode)."""
@@ -278,11 +291,16 @@ class SQLiteMetadataStore(SQLMetadataStore):
         raise ConsistencyError(f"readers kept the WAL of {self.path} busy; the checkpoint did not complete")
 
     def optimize_keyword_index(self) -> None:
-        """Merge the FTS index into one segment (queries on a large index get about twice as fast)."""
+        """Merge the FTS index into one segment (queries on a large index get about twice as fast; entries of
+        deleted or re-sealed rows leave the segments, their pages zeroed by ``secure_delete``), then checkpoint the
+        write-ahead log into the file and truncate it."""
         for shard in range(migrations.KEYWORD_SHARDS):
             fts = migrations.fts_table(shard)
             with self.atomic() as conn:
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def integrity_check(self) -> str:
         return str(self.reader().execute("PRAGMA integrity_check").fetchone()[0])

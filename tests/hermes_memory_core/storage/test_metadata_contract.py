@@ -225,21 +225,72 @@ def test_keyword_filters(store: SQLMetadataStore) -> None:
     assert ids(now=600) == {1, 3}  # the short-term one expired
 
 
+def _raw_rows(store: SQLMetadataStore) -> str:
+    """Every stored value of the memory tables, as text (what someone holding the database file reads)."""
+    conn = store.reader()
+    parts = []
+    for table in ("memory_entries", "memory_versions", "memory_tags", "memory_access_log", "memory_meta"):
+        parts += [repr(tuple(row)) for row in conn.execute(f"SELECT * FROM {table}").fetchall()]
+    return "\n".join(parts)
+
+
 def test_permanent_content_is_sealed_and_still_searchable(store: SQLMetadataStore) -> None:
-    r = rec(1, "passport number is E1234", tier=MemoryType.PERMANENT, metadata={"fact_key": "passport"})
+    r = rec(1, "passport number is E1234", tier=MemoryType.PERMANENT, tags=("travel-docs",),
+            metadata={"fact_key": "passport", "reason": "a document of the user's"})
     add(store, r)
+    store.add_version(r.id, "passport number is E9999", "renewed passport", 2_000, "u1")
     raw = store.reader().execute("SELECT content FROM memory_entries WHERE id = ?", (r.id,)).fetchone()[0]
     assert raw.startswith("enc:v1:") and "E1234" not in raw
-    assert store.get(r.id).content == r.content  # type: ignore[union-attr]
+    rows = _raw_rows(store)
+    for secret in ("E1234", "E9999", "passport", "travel-docs", "renewed", "document"):
+        assert secret not in rows, secret  # content, versions, notes, metadata, tags, log details
+    got = store.get(r.id)
+    assert got is not None and got.content == "passport number is E9999"
+    assert got.tags == ("travel-docs",) and got.metadata == r.metadata
+    assert [v.note for v in store.versions(r.id)] == ["test", "renewed passport"]
     assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5)] == [r.id]
-    assert store.find_by_metadata("u1", "fact_key", "passport", SEALED) == r.id
-    assert store.find_by_metadata("u2", "fact_key", "passport", SEALED) is None
-    assert store.find_by_metadata("u1", "fact_key", "passport", ("long_term",)) is None
+    assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5,
+                                 tags=store.codec.filter_tags(["travel-docs"]))] == [r.id]  # type: ignore[attr-defined]
+    hashed = store.codec.lookup_value("permanent", "fact_key", "passport")
+    assert hashed != "passport" and store.find_by_metadata("u1", "fact_key", hashed, SEALED) == r.id
+    assert store.find_by_metadata("u2", "fact_key", hashed, SEALED) is None
+    assert store.find_by_metadata("u1", "fact_key", hashed, ("long_term",)) is None
+    store.add_version(r.id, "passport number is E9999", "", 3_000, "u1", tags=["id"])
+    assert store.get(r.id).tags == ("id",) and store.get(r.id).metadata == r.metadata  # type: ignore[union-attr]
+    store.soft_delete(r.id, "user moved abroad", 4_000)
+    assert "moved abroad" not in _raw_rows(store)
     new = SealingCodec(ContentCipher(decode_key("B" * 43 + "=")), SEALED)
     assert store.recode(SEALED, new) == 1
     store.codec = new
-    assert store.get(r.id).content == r.content  # type: ignore[union-attr]
-    assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5)] == [r.id]
+    got = store.get(r.id, include_inactive=True)
+    assert got is not None and got.content == "passport number is E9999" and got.metadata == r.metadata
+    assert [a[2] for a in store.access_log(r.id) if a[0] == "delete"] == ["user moved abroad"]
+    assert "moved abroad" not in _raw_rows(store)
+
+
+def test_recode_moves_rows_between_policies(store: SQLMetadataStore) -> None:
+    """encrypt_at_rest="all" seals every tier, its tags and session rows; switching back opens them again."""
+    r = rec(1, "我们周末去爬山", session="s", tags=("weekend",), metadata={"mood": "happy"})
+    add(store, r)
+    sessions = SessionStore(store)
+    sessions.append("u1", "s", [Message("user", "周末去爬山", {"k": "爬山"})], [True], 10)
+    cipher = ContentCipher(decode_key(TEST_KEY))
+    every = SealingCodec(cipher, ("short_term", "long_term", "permanent"), seal_sessions=True)
+    with store.atomic():
+        store.recode(("short_term", "long_term", "permanent"), every)
+        sessions.recode(store.codec, every)
+    store.codec = every
+    rows = _raw_rows(store) + repr(store.reader().execute("SELECT * FROM session_messages").fetchall())
+    for secret in ("爬山", "weekend", "happy"):
+        assert secret not in rows, secret
+    assert store.get(r.id).tags == ("weekend",)  # type: ignore[union-attr]
+    assert [i for i, _ in search(store, "u1", tokenize_query("爬山"), 5)] == [r.id]
+    assert sessions.turns("u1", "s")[0][0].data == {"k": "爬山"}
+    with store.atomic():
+        store.recode(("short_term", "long_term", "permanent"), SealingCodec(cipher, SEALED))
+        sessions.recode(every, SealingCodec(cipher, SEALED))
+    store.codec = SealingCodec(cipher, SEALED)
+    assert "weekend" in _raw_rows(store) and sessions.turns("u1", "s")[0][0].content == "周末去爬山"
 
 
 def test_tiers_lifecycle_rows_expiry_and_counts(store: SQLMetadataStore) -> None:

@@ -1,0 +1,28 @@
+"""The README's "Reliability and security" snippet runs as a user would paste it, and does what its comments say."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hermes_memory_core.trust.snapshots import all_bytes
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def test_readme_security_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder: Any) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n## Reliability and security\n") : text.index("\n## CLI\n")]
+    snippets = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(snippets) == 1
+    monkeypatch.chdir(tmp_path)  # the snippet uses ./hermes_data (the real model, as a user gets it)
+    scope: dict[str, Any] = {}
+    exec(compile(snippets[0], str(README), "exec"), scope)
+    assert (tmp_path / "new.key").exists() and scope["new_key"]
+    manifest = (tmp_path / "backup-u1" / "manifest.json").read_text()
+    assert '"signature"' in manifest
+    assert b"penicillin" not in all_bytes(tmp_path / "hermes_data") + all_bytes(tmp_path / "backup-u1")
+    assert b"VIP" not in all_bytes(tmp_path / "hermes_data")
