@@ -31,6 +31,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
 from hermes_memory_core.errors import (
+    ConfigError,
     ConsistencyError,
     DimensionMismatchError,
     EmbeddingError,
@@ -109,6 +110,7 @@ class MemoryEngine:
         StoreLockedError: Another process holds the embedded data directory.
         DimensionMismatchError: Model, config and collection disagree on the vector dimension.
         EncryptionKeyError: The store holds sealed content and the key is missing or wrong.
+        ConfigError: ``data_dir`` is not a usable directory.
     """
 
     def __init__(
@@ -156,8 +158,10 @@ class MemoryEngine:
             self.metadata.open()
             self.load_identity()
             self.vectors.open()
-        except BaseException:
+        except BaseException as exc:
             self._release()
+            if isinstance(exc, OSError):
+                raise ConfigError(f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
             raise
         self.closed = False
 

@@ -268,7 +268,8 @@ def restore_bundle(
     data_dir = Path(config.data_dir)
     if _target_has_data(data_dir):
         if not overwrite:
-            raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True to replace its store")
+            raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True (on the command line: "
+                              "hermes-memory restore --overwrite) to replace its store")
         for name in (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm"):
             (data_dir / name).unlink(missing_ok=True)
         shutil.rmtree(data_dir / VECTORS_DIR, ignore_errors=True)
@@ -324,7 +325,8 @@ def _restore_into_server(
     try:
         if not probe.is_empty() and not overwrite:
             raise BundleError(
-                f"restore target {probe.location} is not empty; pass overwrite=True to replace its store"
+                f"restore target {probe.location} is not empty; pass overwrite=True (on the command line: "
+                "hermes-memory restore --overwrite) to replace its store"
             )
         probe.clear()  # type: ignore[attr-defined]
     finally:

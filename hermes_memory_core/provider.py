@@ -479,7 +479,7 @@ class MemoryProvider:
         labels = v.check_tags(tags, self.config.max_tags)
         return remember(self.engine, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
                         llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
-                        importance=weight, tags=labels)
+                        importance=weight, tags=labels, health=self._background.health)
 
     def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
         """Expire short-term memories of closed sessions, downgrade or expire stale unimportant long-term ones;
@@ -504,8 +504,11 @@ class MemoryProvider:
         self.engine.optimize()
 
     def stats(self) -> StoreStats:
-        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
-        return self.engine.stats()
+        """Counts per tier and user, versions, deletions, vector points and bytes on disk; ``warnings`` adds users
+        past ``warn_user_memories`` and sessions whose model's classifications were mostly unusable (this process)."""
+        stats = self.engine.stats()
+        stats.warnings.extend(self._background.health.warnings())
+        return stats
 
     def rotate_key(self, new_key: bytes | None = None, *, caller: Caller | None = None) -> bytes:
         """Re-encrypt every permanent memory under a new key (one transaction) and return the new key.
@@ -555,13 +558,16 @@ class MemoryProvider:
         caller: Caller | None = None,
         clock: Callable[[], float] = time.time,
     ) -> MemoryProvider:
-        """Verify a bundle completely, then rebuild the store it holds under ``config``; returns it open.
+        """Verify a bundle completely, then rebuild the store it holds under ``config``; returns it open. A key
+        given as a file (``encryption_key_file``) is copied into an embedded target that has none.
 
         Raises:
             BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
                 target without ``overwrite=True``. Nothing is written in that case.
         """
         engine = restore_bundle(Path(bundle), config or MemoryConfig(), overwrite, embedder, vector_store, clock)
+        if engine.config.metadata_url is None:
+            engine.keys.copy_beside(engine.data_dir)
         return cls._from_engine(engine, llm, caller)
 
     # ------------------------------------------------------------------ async twins

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.lifecycle.classifier import Classification, Classifier, LLMClassifier, RuleClassifier
+from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
@@ -99,9 +100,19 @@ class _Plan:
     item: MemoryItem | None = None
 
 
-def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
+def _classify(classifier: Classifier, content: str, user_id: str, session_id: str | None,
+              health: ClassifierHealth | None) -> Classification:
+    """Classify, counting a model's answer in ``health`` (usable or not)."""
+    decision = classifier.classify(content)
+    if health is not None and isinstance(classifier, LLMClassifier):
+        health.record(user_id, session_id, decision.usable, decision.reason)
+    return decision
+
+
+def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: ClassifierHealth | None = None) -> int:
     """Classify everything in the promotion queue and store it, embedding each batch's new memories together
-    (one batch write). Returns how many entries were processed."""
+    (one batch write). Returns how many entries were processed; model classifications are counted in
+    ``health``."""
     done = 0
     sessions = engine.sessions
     while True:
@@ -114,7 +125,8 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
         for entry in batch:
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
-                planned.append((entry.id, plan_write(entry.content, classifier.classify(entry.content), classifier,
+                decision = _classify(classifier, entry.content, entry.user_id, entry.session_id, health)
+                planned.append((entry.id, plan_write(entry.content, decision, classifier,
                                                      user_id=entry.user_id, session_id=entry.session_id, source="user",
                                                      caller=LIFECYCLE, origin="evicted_turn")))
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
@@ -143,11 +155,12 @@ def remember(
     memory_type: MemoryType | None = None,
     importance: float | None = None,
     tags: tuple[str, ...] = (),
+    health: ClassifierHealth | None = None,
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds)
     if memory_type is None:
-        decision = classifier.classify(content)
+        decision = _classify(classifier, content, user_id, session_id, health)
     else:
         decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
     plan = plan_write(content, decision, classifier, user_id=user_id,
