@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hermes_memory_core.llm import LLM, ask, ask_json
+from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
@@ -253,24 +254,9 @@ class RuleClassifier:
         return rule_normalize(content)
 
 
-_EN_SUBSTITUTIONS = [
-    (re.compile(r"\bI am\b|\bI'm\b"), "The user is"),
-    (re.compile(r"\bI've\b"), "The user has"),
-    (re.compile(r"\bI\b"), "the user"),
-    (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
-    (re.compile(r"\bme\b"), "the user"),
-    (re.compile(r"\bmyself\b"), "themselves"),
-]
-
-
 def rule_normalize(content: str) -> str:
-    """Third-person, single-line form of a first-person statement ("我喜欢…" → "用户喜欢…")."""
-    text = " ".join(content.strip().split())
-    if re.search(r"[\u4e00-\u9fff]", text):
-        text = text.replace("我们", "用户和同伴").replace("我的", "用户的").replace("我", "用户")
-    else:
-        for pattern, repl in _EN_SUBSTITUTIONS:
-            text = pattern.sub(repl, text)
-        if text:
-            text = text[0].upper() + text[1:]
-    return text[:500]
+    """Third-person, single-line form of a first-person statement, verbs agreeing ("我喜欢…" → "用户喜欢…",
+    "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
+    written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
+    text = to_third_person(" ".join(content.strip().split()))
+    return (text[:1].upper() + text[1:])[:500]
