@@ -7,14 +7,15 @@ Class hierarchy::
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
-from hermes_memory_core import MemoryHit, MemoryProvider, MemoryType
+from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType
 
 __all__ = ["HermesRetriever"]
 
@@ -49,6 +50,9 @@ class HermesRetriever(BaseRetriever):
             from langchain_hermes_memory import HermesRetriever
 
             retriever = HermesRetriever(memory=mem, user_id="u1", k=5)
+            # a chat-turn recall that may read permanent facts:
+            retriever = HermesRetriever(memory=mem, user_id="u1", gate=True,
+                                        caller=Caller("my-app", read_permanent=True))
 
     Usage:
         .. code-block:: python
@@ -69,8 +73,19 @@ class HermesRetriever(BaseRetriever):
 
             chain = {"memories": retriever, "question": RunnablePassthrough()} | prompt | chat_model
 
-    Filters (constructor defaults, each overridable in ``invoke``): ``memory_types`` (default long-term and
-    permanent), ``session_id``, ``tags``, ``time_range=(start, end)``, ``now``.
+    Filters (constructor defaults, each overridable in ``invoke``): ``memory_types``, ``session_id``, ``tags``,
+    ``time_range=(start, end)``, ``now``.
+
+    What a default retriever reads: the user's **long-term** memories, and their **permanent** facts when its
+    caller may read them — ``caller=Caller("my-app", read_permanent=True)`` here, else the ``MemoryProvider``'s own
+    caller (anonymous unless the provider was given one: then no permanent facts). Asking for the permanent tier
+    in ``memory_types`` with a caller that may not read it leaves it out with one warning. Short-term memories
+    only when ``memory_types`` names them.
+
+    ``gate=True`` makes it a chat-turn recall (:meth:`MemoryProvider.recall`): nothing for greetings and fillers
+    ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), long-term memories,
+    and permanent facts only for identity, configuration or compliance questions; ``memory_types`` is then not
+    used. Without it every query returns the ``k`` best memories, whatever they are.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -78,14 +93,25 @@ class HermesRetriever(BaseRetriever):
     memory: MemoryProvider = Field(description="The Hermes Memory store to search.")
     user_id: str = Field(description="Whose memories to search; never anyone else's.")
     k: int = Field(default=4, ge=1, le=1000, description="Number of documents to return.")
-    memory_types: list[MemoryType] = Field(
-        default_factory=lambda: [MemoryType.LONG_TERM, MemoryType.PERMANENT], description="Tiers to search."
+    memory_types: list[MemoryType] | None = Field(
+        default=None,
+        description="Tiers to search (default: long-term, and permanent when the caller may read them).",
     )
     session_id: str | None = Field(default=None, description="Only memories from this session.")
     tags: list[str] | None = Field(default=None, description="Only memories with at least one of these tags.")
     time_range: tuple[float | None, float | None] | None = Field(
         default=None, description="(start, end) Unix seconds on created_at."
     )
+    caller: Caller | None = Field(
+        default=None, exclude=True, description="Who reads permanent memories (default: the provider's caller)."
+    )
+    gate: bool = Field(
+        default=False,
+        description="Recall for a chat turn: the recall gate, the relevance floor and the fact router of "
+        "MemoryProvider.recall (memory_types is then not used).",
+    )
+
+    _warned: bool = PrivateAttr(default=False)
 
     def _search_args(self, kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         unknown = set(kwargs) - {"k", *_FILTERS}
@@ -98,17 +124,40 @@ class HermesRetriever(BaseRetriever):
             "time_range": self.time_range,
         }
         args.update({k: v for k, v in kwargs.items() if k in _FILTERS})
+        who = self.caller or self.memory.caller
+        args["caller"] = who
+        if self.gate:
+            del args["memory_types"]  # recall decides the tiers
+        elif args["memory_types"] is None:
+            args["memory_types"] = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if who.read_permanent else [])
+        elif not who.read_permanent:  # asked for the permanent tier explicitly: say why it is left out
+            tiers = list(args["memory_types"])
+            readable = [t for t in tiers if getattr(t, "value", t) != MemoryType.PERMANENT.value]
+            if len(readable) < len(tiers) and not self._warned:
+                self._warned = True
+                warnings.warn(
+                    f"HermesRetriever: caller {who.name!r} may not read permanent memories, so they are left out; "
+                    "pass caller=Caller(name, read_permanent=True) to the retriever or the MemoryProvider",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            args["memory_types"] = readable
         return int(kwargs.get("k", self.k)), args
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         k, args = self._search_args(kwargs)
-        return [_document(h) for h in self.memory.search(query, user_id=self.user_id, top_k=k, **args)]
+        if args.get("memory_types") == []:  # only tiers the caller may not read
+            return []
+        find = self.memory.recall if self.gate else self.memory.search
+        return [_document(h) for h in find(query, user_id=self.user_id, top_k=k, **args)]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         k, args = self._search_args(kwargs)
-        hits = await self.memory.asearch(query, user_id=self.user_id, top_k=k, **args)
-        return [_document(h) for h in hits]
+        if args.get("memory_types") == []:
+            return []
+        find = self.memory.arecall if self.gate else self.memory.asearch
+        return [_document(h) for h in await find(query, user_id=self.user_id, top_k=k, **args)]

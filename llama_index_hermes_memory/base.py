@@ -9,7 +9,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.types import BaseMemory
 
-from hermes_memory_core import MemoryHit, MemoryProvider, Message, SessionView
+from hermes_memory_core import Caller, MemoryHit, MemoryProvider, Message, SessionView
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesMemory", "from_core", "to_core"]
@@ -61,6 +61,8 @@ class HermesMemory(BaseMemory):
         llm: The host's model for summaries and promotion (None: deterministic fallbacks).
         top_k: Long-term / permanent memories recalled per turn.
         system_prompt: Instructions merged into the memory's system message.
+        caller: Who reads permanent facts in recall (``Caller(name, read_permanent=True)``); default: the
+            provider's caller. Without ``read_permanent`` only long-term memories are recalled.
 
     Examples:
         ```python
@@ -85,6 +87,8 @@ class HermesMemory(BaseMemory):
     llm: LLM | None = Field(default=None, exclude=True, description="Host model for summaries and promotion.")
     top_k: int = Field(default=5, ge=1, le=100, description="Memories recalled per turn.")
     system_prompt: str | None = Field(default=None, description="Instructions merged into the system message.")
+    caller: Caller | None = Field(default=None, exclude=True, description="Who reads permanent facts in recall "
+                                  "(needs read_permanent; default: the provider's caller, else they are left out).")
 
     _session: Any = PrivateAttr(default=None)
 
@@ -169,14 +173,16 @@ class HermesMemory(BaseMemory):
         """One merged system message (instructions, summary, recalled memories), then the last 12 turns."""
         view = self._session.view()
         query = self._query(input, view)
-        hits = self.memory.recall(query, user_id=self.user_id, top_k=self.top_k) if query else []
+        hits = self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
         return self._compose(view, hits)
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """Async twin of :meth:`get`."""
         view = await self._session.aview()
         query = self._query(input, view)
-        hits = await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k) if query else []
+        hits = (
+            await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
+        )
         return self._compose(view, hits)
 
     def get_all(self) -> list[ChatMessage]:
