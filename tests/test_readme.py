@@ -184,3 +184,16 @@ def test_the_core_example_runs_twice_in_one_folder(tmp_path: Path, monkeypatch: 
         scope = run_section("Using the core")
         close_stores(scope)
     assert (tmp_path / "hermes_data").is_dir() and (tmp_path / "elsewhere").is_dir()
+
+
+def test_the_readme_cites_only_what_the_repository_holds() -> None:
+    """Issue 17.10: no design notes, seeds, issues or sessions a reader cannot open; nothing beside the clone."""
+    text = README.read_text(encoding="utf-8")
+    for outside in (r"\bDESIGN\b", r"\bseed \d", r"§", r"\bissue[ -]\d", r"\b[Ss]ession \d", r"\.\./shared",
+                    r"shared/data", r"issue tracker"):
+        assert not re.search(outside, text), outside
+    repo = README.parent
+    for cited in re.findall(r"`((?:tests|benchmarks|notebooks|\.ci|storage|trust|retrieval|lifecycle)/[^`\s]*)`", text):
+        pattern = cited.replace(".../", "**/")
+        found = [p for base in (repo, repo / "hermes_memory_core") for p in base.glob(pattern + "*")]  # "notebooks/01"
+        assert found, cited
