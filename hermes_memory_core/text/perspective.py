@@ -13,11 +13,15 @@ import re
 
 __all__ = ["has_first_person", "is_request", "to_third_person"]
 
-# e-mail addresses, URLs, and chunks that are not prose: paths, file and domain names, query strings
-_PROTECTED = re.compile(
-    r"\S+@\S+|\b(?:https?|ftp)://\S+|\bwww\.\S+|[^\s\"'()]*(?:[/\\=&~]|\w\.\w)[^\s\"'(),;!?]*(?<![.:])",
-    re.IGNORECASE,
-)
+# a whitespace-delimited chunk that is not prose: an e-mail address, a URL, a path, a file or domain name, a query
+# string ("me@example.com", "https://me.example.org/my", "/home/me/notes", "my.config", "a=b&c=d")
+_NOT_PROSE = re.compile(r"@|://|^www\.|[/\\=&~]|\w\.\w", re.IGNORECASE)
+_CHUNK = re.compile(r"\S+")
+
+
+def _protected(text: str) -> list[tuple[int, int]]:
+    """Spans of the chunks of ``text`` that are not prose (linear in the length of ``text``)."""
+    return [(m.start(), m.end()) for m in _CHUNK.finditer(text) if _NOT_PROSE.search(m.group())]
 _FIRST_PERSON_EN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 
@@ -80,7 +84,11 @@ def is_request(text: str) -> bool:
 
 def has_first_person(text: str) -> bool:
     """Whether ``text`` speaks in the first person singular (I, me, my, 我 — not 我们)."""
-    unprotected = _PROTECTED.sub(" ", text)
+    pieces, last = [], 0
+    for start, end in _protected(text):
+        pieces.append(text[last:start])
+        last = end
+    unprotected = " ".join([*pieces, text[last:]])
     return bool(_FIRST_PERSON_EN.search(unprotected) or _FIRST_PERSON_ZH.search(unprotected))
 
 
@@ -148,10 +156,10 @@ def to_third_person(text: str, *, keep_requests: bool = False) -> str:
         return text
     pieces: list[str] = []
     last = 0
-    for m in _PROTECTED.finditer(text):
-        pieces.append(_chinese(_english(text[last : m.start()])))
-        pieces.append(m.group())
-        last = m.end()
+    for start, end in _protected(text):
+        pieces.append(_chinese(_english(text[last:start])))
+        pieces.append(text[start:end])
+        last = end
     pieces.append(_chinese(_english(text[last:])))
     out = "".join(pieces)
     return re.sub(r"(^|[.!?]\s+)the user", lambda m: m.group(1) + "The user", out)
