@@ -99,6 +99,7 @@ _TIER_WORD = re.compile(
     r"(?:\b(?P<en>short|long)[\s_-]?term\b|\b(?P<perm>permanent)\b|(?P<zh>短期|长期|永久))",
     re.IGNORECASE,
 )
+_MAX_ANSWER_CHARS = 20_000  # a classification is short; a runaway answer is read no further
 _ZH_TIERS = {"短期": MemoryType.SHORT_TERM, "长期": MemoryType.LONG_TERM, "永久": MemoryType.PERMANENT}
 
 
@@ -135,7 +136,7 @@ def _json_objects(text: str) -> list[dict[str, object]]:
     while start != -1:
         try:
             value, end = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON here, or nested beyond reason
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
@@ -154,7 +155,7 @@ def parse_classification(text: str | None) -> Classification:
     """
     if not text or not text.strip():
         return _unusable("classifier gave no answer")
-    cleaned = _FENCE.sub("", text.strip())
+    cleaned = _FENCE.sub("", text.strip()[:_MAX_ANSWER_CHARS])
     if "{" in cleaned:
         objects = _json_objects(cleaned)
         if not objects:

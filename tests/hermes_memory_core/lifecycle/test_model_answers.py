@@ -46,7 +46,10 @@ def test_usable_answers_are_read(answer: str, tier: MemoryType) -> None:
         '{"type": "forever", "reason": "?"}',
         '{"reason": "no tier here"}',
         "[1, 2, 3]",
+        '{"a": ' * 5000,  # nested beyond reason
+        "{" * 100_000,
     ],
+    ids=lambda a: a[:24],
 )
 def test_unusable_answers_mean_short_term(answer: str) -> None:
     decision = parse_classification(answer)
