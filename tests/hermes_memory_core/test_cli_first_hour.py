@@ -78,8 +78,8 @@ def test_list_update_delete_and_the_stats_table(tmp_path: Path, capsys: pytest.C
     capsys.readouterr()
 
     assert main(["list", "--user", "u", *d, "--json"]) == 0
-    assert [r["content"] for r in json.loads(capsys.readouterr().out)] == ["The user likes green tea",
-                                                                          "The user plays chess"]
+    listed = sorted(r["content"] for r in json.loads(capsys.readouterr().out))  # written in the same second
+    assert listed == ["The user likes green tea", "The user plays chess"]
     assert main(["list", "--user", "u", "--tag", "food", *d]) == 0
     out = capsys.readouterr().out
     assert mid in out and "[long_term]" in out and "chess" not in out
