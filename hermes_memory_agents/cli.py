@@ -2,7 +2,7 @@
 
 ``hermes_memory_core.cli`` finds them through the entry point group ``hermes_memory.cli`` (see ``pyproject.toml``)
 and calls :func:`register` with its sub-command parsers and the parent parser of the options every command
-takes (``--data-dir``, ``--config``, ``--embedding-model``, ``--json``). ``python -m hermes_memory_agents`` runs
+takes (``--data-dir``, ``--config``, ``--embedding-model``, ``--key-file``, ``--json``). ``python -m hermes_memory_agents`` runs
 the same commands without the installed entry points (:func:`main`).
 
 - ``hermes-memory mcp --data-dir DIR --user USER [--transport streamable-http --port N]``: serve one user's
@@ -39,6 +39,8 @@ def _config(args: argparse.Namespace) -> Any:
     overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
     if getattr(args, "embedding_model", None):
         overrides["embedding_model"] = args.embedding_model
+    if getattr(args, "key_file", None):
+        overrides["encryption_key_file"] = args.key_file
     return MemoryConfig.load(args.config, **overrides)
 
 
@@ -116,7 +118,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "mcp", parents=[common], help="serve one user's memory over MCP (stdio or streamable HTTP)",
         description="Serve the memory tools hermes_memory_search, hermes_memory_remember and hermes_memory_forget "
         "for one user over MCP: stdio (for desktop and coding agents) or streamable HTTP on 127.0.0.1. Needs "
-        'pip install "hermes-memory[mcp]".')
+        'pip install "hermes-memory-layer[mcp]".')
     p.add_argument("--user", required=True, help="the user whose memory is served")
     p.add_argument("--session", default=None, help="session id of short-term memories (default: one per run)")
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
@@ -149,6 +151,9 @@ def common_parent() -> argparse.ArgumentParser:
                         "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)")
     common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
     common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
+    common.add_argument("--key-file", default=None,
+                        help="file holding the store's encryption key (default: <data dir>/hermes.key; or set "
+                        "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return common
 

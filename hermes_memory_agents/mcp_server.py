@@ -3,7 +3,7 @@
 ``hermes-memory mcp --data-dir DIR --user USER`` serves one user's memory to an MCP client (a desktop app, a
 coding agent). The tools, their JSON schemas and their results are those of :mod:`hermes_memory_agents.tools`;
 a bad argument or a refused operation is a tool error (``isError: true`` with ``{"error": ...}`` as its text)
-and the server keeps serving. Needs the ``mcp`` extra: ``pip install "hermes-memory[mcp]"``.
+and the server keeps serving. Needs the ``mcp`` extra: ``pip install "hermes-memory-layer[mcp]"``.
 
 The server's caller comes from its options: by default it reads the permanent tier and does not write it (as
 the Hermes Agent provider); ``--write-permanent`` lets ``tier="permanent"`` store first-person facts (the
@@ -43,7 +43,7 @@ def mcp_missing() -> str | None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        return 'the MCP server needs the mcp package: pip install "hermes-memory[mcp]"'
+        return 'the MCP server needs the mcp package: pip install "hermes-memory-layer[mcp]"'
     return None
 
 

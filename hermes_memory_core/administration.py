@@ -76,8 +76,11 @@ class StoreAdministration:
         maintenance.optimize(self.engine)
 
     def stats(self) -> StoreStats:
-        """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
-        return maintenance.store_stats(self.engine)
+        """Counts per tier and user, versions, deletions, vector points and bytes on disk; ``warnings`` adds users
+        past ``warn_user_memories`` and sessions whose model's classifications were mostly unusable (this process)."""
+        stats = maintenance.store_stats(self.engine)
+        stats.warnings.extend(self._background.health.warnings())
+        return stats
 
     def rotate_key(self, new_key: bytes | None = None, *, save_to: str | os.PathLike[str] | None = None,
                    caller: Caller | None = None) -> bytes:

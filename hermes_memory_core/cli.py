@@ -1,12 +1,17 @@
 """The ``hermes-memory`` command line: the demo (the main job) and store administration.
 
-Every command takes ``--data-dir`` (default ``./hermes_data``), ``--config FILE`` (TOML) and ``--json``.
+Every command takes ``--data-dir`` (default ``./hermes_data``), ``--config FILE`` (TOML), ``--key-file FILE`` (the
+encryption key of the permanent tier, when it is not the store's own ``hermes.key``) and ``--json``. Commands that
+only read (``search``, ``list``, ``history``, ``stats``, ``export``) and those that change an existing memory
+(``update``, ``delete``) refuse a folder that holds no store and create nothing there. Errors are one line on
+stderr (exit status 2); a closed pipe (``hermes-memory demo | head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -27,6 +32,8 @@ def _config(args: argparse.Namespace, data_dir: str | None = None) -> Any:
         overrides["data_dir"] = data_dir or args.data_dir
     if getattr(args, "embedding_model", None):
         overrides["embedding_model"] = args.embedding_model
+    if getattr(args, "key_file", None):
+        overrides["encryption_key_file"] = args.key_file
     return MemoryConfig.load(args.config, **overrides)
 
 
@@ -40,7 +47,37 @@ def _operator() -> Any:
 def _open(args: argparse.Namespace) -> Any:
     from hermes_memory_core.provider import MemoryProvider
 
-    return MemoryProvider(_config(args), caller=_operator())
+    return MemoryProvider(_usable_folder(_config(args)), caller=_operator())
+
+
+def _usable_folder(cfg: Any) -> Any:
+    """``cfg``, after checking that its embedded store's folder is not a file (or under one)."""
+    from hermes_memory_core.errors import ConfigError
+
+    if cfg.metadata_url is None or cfg.vector_backend == "edge":
+        folder = Path(cfg.data_dir)
+        for path in (folder, *folder.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise ConfigError(f"the data directory {folder} cannot be used: {path} is a file, not a folder")
+                break
+    return cfg
+
+
+def _open_existing(args: argparse.Namespace) -> Any:
+    """Open the configured store for a command that needs one to exist: a folder with no store is reported and left
+    as it was (nothing is created). Server stores are opened as they are."""
+    from hermes_memory_core.engine import METADATA_FILE
+    from hermes_memory_core.errors import ConfigError
+    from hermes_memory_core.provider import MemoryProvider
+
+    cfg = _usable_folder(_config(args))
+    if cfg.metadata_url is None and not (Path(cfg.data_dir) / METADATA_FILE).is_file():
+        raise ConfigError(
+            f"no Hermes Memory store in {cfg.data_dir} (nothing was created there); name the store's folder with "
+            "--data-dir, data_dir in --config or HERMES_MEMORY_DATA_DIR"
+        )
+    return MemoryProvider(cfg, caller=_operator())
 
 
 class OutputError(OSError):
@@ -89,7 +126,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open_existing(args) as mem:
         hits = mem.search(args.query, user_id=args.user, top_k=args.top_k, memory_types=args.type or None,
                           as_of=args.as_of)
     rows = [_hit_dict(h) for h in hits]
@@ -103,7 +140,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open_existing(args) as mem:
         versions = mem.history(args.id)
     rows = [{"version": x.version, "content": x.content, "created_at": x.created_at, "note": x.note,
              "current_from": x.current_from, "current_to": x.current_to} for x in versions]
@@ -116,7 +153,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open_existing(args) as mem:
         manifest = mem.export(args.target)
     _emit(args, manifest, lambda: f"exported {manifest['counts']} to {args.target}")
     return 0
@@ -178,9 +215,54 @@ def cmd_purge_user(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open_existing(args) as mem:
         stats = mem.stats().as_dict()
-    _emit(args, stats, lambda: json.dumps(stats, ensure_ascii=False, indent=2))
+        where = mem.location
+    _emit(args, stats, lambda: _stats_table(stats, where))
+    return 0
+
+
+def _stats_table(stats: dict[str, Any], where: str) -> str:
+    """``stats`` for a person: tiers, users (most memories first), versions, disk, warnings."""
+    tiers = stats["by_type"]
+    rows = [("tier", "memories"), *((t, str(n)) for t, n in tiers.items()), ("all tiers", str(stats["total_active"]))]
+    users = sorted(stats["by_user"].items(), key=lambda kv: (-kv[1], kv[0]))
+    rows += [("", ""), ("user", "memories"), *((u, str(n)) for u, n in users[:20])]
+    if len(users) > 20:
+        rows.append((f"... {len(users) - 20} more users", ""))
+    width = max(len(a) for a, _b in rows)
+    lines = [f"store: {where}", ""] + [f"  {a:<{width}}  {b:>8}".rstrip() for a, b in rows]
+    totals = (f"versions {stats['versions']}, deleted {stats['deleted']}, vector points {stats['vector_points']}, "
+              f"{stats['disk_bytes'] / 1024:.0f} KiB on disk")
+    lines += ["", totals]
+    lines += [f"warning: {w}" for w in stats["warnings"]]
+    return "\n".join(lines)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _open_existing(args) as mem:
+        records = mem.list_memories(user_id=args.user, memory_types=args.type or None, session_id=args.session,
+                                    tags=args.tag or None, limit=args.limit, offset=args.offset)
+    rows = [{"id": r.id, "memory_type": r.memory_type.value, "content": r.content, "created_at": r.created_at,
+             "version": r.version, "session_id": r.session_id, "tags": list(r.tags), "metadata": r.metadata}
+            for r in records]
+    _emit(args, rows, lambda: "\n".join(
+        f"{r['id']}  {_fmt_time(r['created_at'])}  [{r['memory_type']}]  {r['content']}" for r in rows)
+        or f"(no memories of user {args.user!r})")
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    with _open_existing(args) as mem:
+        version = mem.update(args.id, args.content, version_note=args.note, user_id=args.user)
+    _emit(args, {"id": args.id, "version": version}, lambda: f"{args.id}: version {version}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with _open_existing(args) as mem:
+        mem.delete(args.id, reason=args.reason, user_id=args.user)
+    _emit(args, {"id": args.id, "deleted": True}, lambda: f"deleted {args.id} (its history stays)")
     return 0
 
 
@@ -294,6 +376,46 @@ def _run_demo(args: argparse.Namespace, base: Path, provider_cls: Any) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+def _version_line() -> str:
+    from hermes_memory_core.version import DISTRIBUTION, __version__
+
+    return f"hermes-memory {__version__} (Python distribution {DISTRIBUTION})"
+
+
+_TIERS = ["short_term", "long_term", "permanent"]
+
+
+def _add_record_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``list``, ``update`` and ``delete``: one user's memories, one memory's new version, a soft delete."""
+    p = sub.add_parser("list", parents=[common], help="one user's memories, oldest first",
+                       description="List one user's active memories, oldest first, with optional filters (no "
+                       "ranking; use search to rank by a question).")
+    p.add_argument("--user", required=True, help="user id")
+    p.add_argument("--type", action="append", choices=_TIERS, help="tier filter (repeatable)")
+    p.add_argument("--session", default=None, help="only this session's memories")
+    p.add_argument("--tag", action="append", help="only memories with this tag (repeatable: any of them)")
+    p.add_argument("--limit", type=int, default=100, help="at most this many (default 100)")
+    p.add_argument("--offset", type=int, default=0, help="skip this many first")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("update", parents=[common], help="a new version of a memory",
+                       description="Store a new version of a memory (earlier versions stay in history); prints "
+                       "the version number.")
+    p.add_argument("id", help="memory id")
+    p.add_argument("content", help="the memory's new text")
+    p.add_argument("--note", default="", help="why it changed (kept with the version)")
+    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
+    p.set_defaults(func=cmd_update)
+
+    p = sub.add_parser("delete", parents=[common], help="soft-delete a memory",
+                       description="Soft-delete a memory: it is never returned again and leaves the indexes; its "
+                       "history stays.")
+    p.add_argument("id", help="memory id")
+    p.add_argument("--reason", default="", help="why (kept in its history)")
+    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
+    p.set_defaults(func=cmd_delete)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", default=None,
@@ -301,9 +423,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)")
     common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
     common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
+    common.add_argument("--key-file", default=None,
+                        help="file holding the store's encryption key (default: <data dir>/hermes.key; or set "
+                        "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     parser = argparse.ArgumentParser(prog="hermes-memory", description="Tiered long-term memory for LLM agents.")
+    parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", parents=[common], help="run the bilingual end-to-end demo (the main job)",
@@ -336,6 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Print every version of a memory, oldest first.")
     p.add_argument("id", help="memory id")
     p.set_defaults(func=cmd_history)
+
+    _add_record_commands(sub, common)
 
     p = sub.add_parser("export", parents=[common], help="write a portable bundle",
                        description="Export the whole store to a self-contained bundle folder.")
@@ -392,9 +520,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``hermes-memory``. Returns the exit code (2 for a Hermes Memory error)."""
+    """Entry point of ``hermes-memory``. Returns the exit code: 2 for a Hermes Memory error or a path that cannot
+    be used (one line on stderr, no traceback), 141 when the reader of its output went away (a closed pipe)."""
     from hermes_memory_core.errors import HermesMemoryError
 
+    with contextlib.suppress(AttributeError, ValueError):  # lines reach a pipe as they are printed, as on a terminal
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
@@ -402,18 +533,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error(f"hermes-memory: {type(exc).__name__}: {exc}")
         return 2
     except OutputError as exc:
+        if exc.errno == errno.EPIPE:
+            return _closed_pipe()
         _say_error(f"hermes-memory: {args.command} completed, but its output could not be written ({exc.strerror})")
         with contextlib.suppress(OSError, ValueError):  # no second failure when Python flushes stdout at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 3
-    except OSError as exc:  # a path the command was given cannot be used
-        _say_error(f"hermes-memory: {type(exc).__name__}: {exc}")
+    except BrokenPipeError:
+        return _closed_pipe()
+    except OSError as exc:  # a path the command was given cannot be used (an export target under a file, ...)
+        where = f": {exc.filename}" if exc.filename else ""
+        _say_error(f"hermes-memory: {args.command} failed: {exc.strerror or exc}{where}")
         return 2
 
 
 def _say_error(text: str) -> None:
+    """One line on stderr; a stderr that cannot be written costs nothing more."""
     with contextlib.suppress(OSError, ValueError):
-        print(text, file=sys.stderr)
+        print(" ".join(text.split()), file=sys.stderr)
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``hermes-memory demo | head -1``): stop quietly, as ``head``'s writers do."""
+    with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ Environment variables are ``HERMES_MEMORY_<FIELD>``; nested ranking fields use a
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -25,15 +26,55 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from hermes_memory_core.errors import ConfigError
+from hermes_memory_core.types import MemoryType
 
-__all__ = ["ENV_PREFIX", "MemoryConfig", "RankingConfig"]
+__all__ = ["ENV_PREFIX", "PII_KINDS", "MemoryConfig", "RankingConfig"]
 
 ENV_PREFIX = "HERMES_MEMORY_"
 _IDENTIFIER = re.compile(r"^\w+$")
+#: The PII kinds ``redact_kinds`` may name (the detectors of :mod:`hermes_memory_core.trust.redaction`).
+PII_KINDS = ("email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address")
+
+
+_PREFIX = "invalid Hermes Memory configuration: "
+
+
+def _config_error(exc: ValidationError, model: type[BaseModel]) -> ConfigError:
+    """One line naming every bad field and what is wrong with it (an unknown field gets its closest name)."""
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or model.__name__
+        if err["type"] == "extra_forbidden":
+            near = difflib.get_close_matches(str(err["loc"][-1]), list(model.model_fields), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near and len(err["loc"]) == 1 else ""
+            problems.append(f"{where}: unknown setting{hint}")
+            continue
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if not msg.startswith(_PREFIX):
+            problems.append(f"{where}: {msg}")
+            continue
+        for part in msg[len(_PREFIX) :].split("; "):  # a nested config's own error: name its fields under ours
+            sub, _, text = part.partition(": ")
+            problems.append(f"{where}: {text}" if sub[:1].isupper() else f"{where}.{sub}: {text}")
+    return ConfigError(_PREFIX + "; ".join(problems))
 
 
 class _Strict(BaseModel):
+    """Unknown keys rejected, assignments validated; every validation failure is a :class:`ConfigError`."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _config_error(exc, type(self)) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise _config_error(exc, type(self)) from None
 
 
 class RankingConfig(_Strict):
@@ -266,6 +307,23 @@ class MemoryConfig(_Strict):
             raise ValueError(f"collection must match ^\\w+$, got {value!r}")
         return value
 
+    @field_validator("redact_kinds")
+    @classmethod
+    def _known_kinds(cls, value: list[str]) -> list[str]:
+        unknown = [k for k in value if k not in PII_KINDS]
+        if unknown:
+            raise ValueError(f"unknown PII kinds {unknown}; known: {', '.join(PII_KINDS)}")
+        return value
+
+    @field_validator("redact_tiers")
+    @classmethod
+    def _known_tiers(cls, value: list[str]) -> list[str]:
+        tiers = [t.value for t in MemoryType]
+        unknown = [t for t in value if t not in tiers]
+        if unknown:
+            raise ValueError(f"unknown tiers {unknown}; known: {', '.join(tiers)}")
+        return value
+
     @model_validator(mode="after")
     def _backend_needs(self) -> MemoryConfig:
         if self.vector_backend == "qdrant" and not self.qdrant_url:
@@ -287,7 +345,7 @@ class MemoryConfig(_Strict):
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
-            raise ConfigError(f"invalid Hermes Memory configuration:\n{exc}") from exc
+            raise _config_error(exc, cls) from None
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> MemoryConfig:

@@ -50,7 +50,7 @@ from hermes_memory_core.text.language import LanguageProfile, language_of
 from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.trust.redaction import Redactor
+from hermes_memory_core.trust.redaction import Redactor, log_redactions
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
@@ -421,6 +421,7 @@ class MemoryEngine:
                     self.metadata.log(r.id, r.user_id, "permanent_write", now, who.name)
             if on_progress is not None:
                 on_progress(len(ids), len(records))
+        log_redactions([(r.id, r.metadata["pii_redacted"]) for r in records if "pii_redacted" in r.metadata], len(records))
         return ids
 
     def require(self, rec: MemoryRecord, who: Caller, write: bool) -> None:
@@ -481,6 +482,7 @@ class MemoryEngine:
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
             finally:
                 self.hot.invalidate(rec.id)
+        log_redactions([(rec.id, found)] if found else [], 1)
         return version
 
     def delete(self, rec: MemoryRecord, reason: str) -> None:

@@ -52,7 +52,7 @@ class HermesMemoryError(Exception):
     """Base class of every error Hermes Memory raises on purpose."""
 
 
-class ConfigError(HermesMemoryError):
+class ConfigError(HermesMemoryError, ValueError):
     """The configuration is invalid or names something that cannot be loaded."""
 
 

@@ -491,7 +491,7 @@ class MemoryProvider(StoreAdministration):
         labels = v.check_tags(tags, self.config.max_tags)
         return remember(self.engine, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
                         llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
-                        importance=weight, tags=labels)
+                        importance=weight, tags=labels, health=self._background.health)
 
     @classmethod
     def restore(
@@ -506,7 +506,8 @@ class MemoryProvider(StoreAdministration):
         caller: Caller | None = None,
         clock: Callable[[], float] = time.time,
     ) -> MemoryProvider:
-        """Verify a bundle completely, then rebuild the store it holds under ``config``; returns it open.
+        """Verify a bundle completely, then rebuild the store it holds under ``config``; returns it open. A key
+        given as a file (``encryption_key_file``) is copied into an embedded target that has none.
 
         Raises:
             BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
@@ -514,6 +515,8 @@ class MemoryProvider(StoreAdministration):
         """
         engine = restore_bundle(Path(v.check_path(bundle, "bundle")), config or MemoryConfig(), overwrite, embedder,
                                 vector_store, clock)
+        if engine.config.metadata_url is None:
+            engine.keys.copy_beside(engine.data_dir)  # a key given as a file stays with the restored store
         return cls._from_engine(engine, llm, caller)
 
     # ------------------------------------------------------------------ async twins

@@ -202,7 +202,8 @@ class StoreStats:
         versions: Stored versions across all memories.
         deleted: Soft-deleted memories kept for history.
         disk_bytes: Bytes under the data directory (0 for a server store).
-        warnings: Size thresholds passed (``warn_user_memories``), one line each.
+        warnings: One line each: size thresholds passed (``warn_user_memories``); from
+            :meth:`MemoryProvider.stats`, also sessions whose model classifications were mostly unusable.
     """
 
     total_active: int

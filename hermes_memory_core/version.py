@@ -4,8 +4,9 @@ from importlib import metadata as _metadata
 
 __all__ = ["DISTRIBUTION", "__version__"]
 
-#: The distribution name on the package index.
-DISTRIBUTION = "hermes-memory"
+#: The distribution name on the package index (``hermes-memory`` there is another project's; the import packages
+#: and the ``hermes-memory`` command keep their names).
+DISTRIBUTION = "hermes-memory-layer"
 
 try:
     __version__ = _metadata.version(DISTRIBUTION)

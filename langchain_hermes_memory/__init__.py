@@ -7,19 +7,13 @@ and :class:`HermesRetriever`. Thin adapters over ``hermes_memory_core``; summari
 host's LangChain model (:class:`LangChainLLM`).
 """
 
-from importlib import metadata as _metadata
-
+from hermes_memory_core import __version__
 from langchain_hermes_memory.chat_history import HermesChatMessageHistory
 from langchain_hermes_memory.llm import LangChainLLM
 from langchain_hermes_memory.middleware import HermesMemoryMiddleware
 from langchain_hermes_memory.retrievers import HermesRetriever
 from langchain_hermes_memory.store import HermesStore
 from langchain_hermes_memory.tools import create_memory_tools
-
-try:
-    __version__ = _metadata.version("hermes-memory")
-except _metadata.PackageNotFoundError:  # pragma: no cover
-    __version__ = "0.0.0+local"
 
 __all__ = [
     "HermesChatMessageHistory",

@@ -63,7 +63,7 @@ class HermesChatMessageHistory(BaseChatMessageHistory):
     Setup:
         .. code-block:: bash
 
-            pip install "hermes-memory[langchain]"
+            pip install "hermes-memory-layer[langchain]"
 
     Instantiate:
         .. code-block:: python

@@ -98,7 +98,7 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     Setup:
         .. code-block:: bash
 
-            pip install "hermes-memory[langchain]"
+            pip install "hermes-memory-layer[langchain]"
 
     Instantiate:
         .. code-block:: python

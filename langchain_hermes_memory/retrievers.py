@@ -42,7 +42,7 @@ class HermesRetriever(BaseRetriever):
     Setup:
         .. code-block:: bash
 
-            pip install "hermes-memory[langchain]"
+            pip install "hermes-memory-layer[langchain]"
 
     Instantiate:
         .. code-block:: python
@@ -50,6 +50,9 @@ class HermesRetriever(BaseRetriever):
             from langchain_hermes_memory import HermesRetriever
 
             retriever = HermesRetriever(memory=mem, user_id="u1", k=5)
+            # a chat-turn recall that may read permanent facts:
+            retriever = HermesRetriever(memory=mem, user_id="u1", gate=True,
+                                        caller=Caller("my-app", read_permanent=True))
 
     Usage:
         .. code-block:: python
@@ -70,12 +73,19 @@ class HermesRetriever(BaseRetriever):
 
             chain = {"memories": retriever, "question": RunnablePassthrough()} | prompt | chat_model
 
-    Filters (constructor defaults, each overridable in ``invoke``): ``memory_types`` (default long-term and
-    permanent), ``session_id``, ``tags``, ``time_range=(start, end)``, ``now``.
+    Filters (constructor defaults, each overridable in ``invoke``): ``memory_types``, ``session_id``, ``tags``,
+    ``time_range=(start, end)``, ``now``.
 
-    Permanent memories are searched for a ``caller`` allowed to read them (``Caller(name, read_permanent=True)``,
-    default: the provider's caller); for any other caller they are left out with a one-time warning, and a search
-    for permanent memories only returns nothing.
+    What a default retriever reads: the user's **long-term** memories, and their **permanent** facts when its
+    caller may read them — ``caller=Caller("my-app", read_permanent=True)`` here, else the ``MemoryProvider``'s own
+    caller (anonymous unless the provider was given one: then no permanent facts). Asking for the permanent tier
+    in ``memory_types`` with a caller that may not read it leaves it out with one warning. Short-term memories
+    only when ``memory_types`` names them.
+
+    ``gate=True`` makes it a chat-turn recall (:meth:`MemoryProvider.recall`): nothing for greetings and fillers
+    ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), long-term memories,
+    and permanent facts only for identity, configuration or compliance questions; ``memory_types`` is then not
+    used. Without it every query returns the ``k`` best memories, whatever they are.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -83,16 +93,23 @@ class HermesRetriever(BaseRetriever):
     memory: MemoryProvider = Field(description="The Hermes Memory store to search.")
     user_id: str = Field(description="Whose memories to search; never anyone else's.")
     k: int = Field(default=4, ge=1, le=1000, description="Number of documents to return.")
-    memory_types: list[MemoryType] = Field(
-        default_factory=lambda: [MemoryType.LONG_TERM, MemoryType.PERMANENT], description="Tiers to search."
+    memory_types: list[MemoryType] | None = Field(
+        default=None,
+        description="Tiers to search (default: long-term, and permanent when the caller may read them).",
     )
     session_id: str | None = Field(default=None, description="Only memories from this session.")
     tags: list[str] | None = Field(default=None, description="Only memories with at least one of these tags.")
     time_range: tuple[float | None, float | None] | None = Field(
         default=None, description="(start, end) Unix seconds on created_at."
     )
-    caller: Caller | None = Field(default=None, exclude=True,
-                                  description="Who reads permanent memories (default: the provider's caller).")
+    caller: Caller | None = Field(
+        default=None, exclude=True, description="Who reads permanent memories (default: the provider's caller)."
+    )
+    gate: bool = Field(
+        default=False,
+        description="Recall for a chat turn: the recall gate, the relevance floor and the fact router of "
+        "MemoryProvider.recall (memory_types is then not used).",
+    )
 
     _warned: bool = PrivateAttr(default=False)
 
@@ -108,30 +125,33 @@ class HermesRetriever(BaseRetriever):
         }
         args.update({k: v for k, v in kwargs.items() if k in _FILTERS})
         who = self.caller or self.memory.caller
-        tiers = args.get("memory_types")
-        if not who.read_permanent and tiers is not None:
-            readable = [t for t in tiers if MemoryType(t) is not MemoryType.PERMANENT]
-            if len(readable) < len(list(tiers)) and not self._warned:
+        args["caller"] = who
+        if self.gate:
+            del args["memory_types"]  # recall decides the tiers
+        elif args["memory_types"] is None:
+            args["memory_types"] = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if who.read_permanent else [])
+        elif not who.read_permanent:  # asked for the permanent tier explicitly: say why it is left out
+            tiers = list(args["memory_types"])
+            readable = [t for t in tiers if getattr(t, "value", t) != MemoryType.PERMANENT.value]
+            if len(readable) < len(tiers) and not self._warned:
                 self._warned = True
                 warnings.warn(
-                    f"HermesRetriever: caller {who.name!r} may not read permanent memories, so they are left out; pass "
-                    "caller=Caller(name, read_permanent=True) to the retriever or the MemoryProvider",
-                    UserWarning, stacklevel=3,
+                    f"HermesRetriever: caller {who.name!r} may not read permanent memories, so they are left out; "
+                    "pass caller=Caller(name, read_permanent=True) to the retriever or the MemoryProvider",
+                    UserWarning,
+                    stacklevel=4,
                 )
             args["memory_types"] = readable
-        args["caller"] = who
         return int(kwargs.get("k", self.k)), args
-
-    def _search(self, query: str, k: int, args: dict[str, Any]) -> list[Document]:
-        if args.get("memory_types") == []:  # only tiers the caller may not read: nothing to show
-            return []
-        return [_document(h) for h in self.memory.search(query, user_id=self.user_id, top_k=k, **args)]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         k, args = self._search_args(kwargs)
-        return self._search(query, k, args)
+        if args.get("memory_types") == []:  # only tiers the caller may not read
+            return []
+        find = self.memory.recall if self.gate else self.memory.search
+        return [_document(h) for h in find(query, user_id=self.user_id, top_k=k, **args)]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -139,5 +159,5 @@ class HermesRetriever(BaseRetriever):
         k, args = self._search_args(kwargs)
         if args.get("memory_types") == []:
             return []
-        hits = await self.memory.asearch(query, user_id=self.user_id, top_k=k, **args)
-        return [_document(h) for h in hits]
+        find = self.memory.arecall if self.gate else self.memory.asearch
+        return [_document(h) for h in await find(query, user_id=self.user_id, top_k=k, **args)]

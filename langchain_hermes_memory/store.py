@@ -149,7 +149,7 @@ class HermesStore(BaseStore):
     Setup:
         .. code-block:: bash
 
-            pip install "hermes-memory[langchain]"
+            pip install "hermes-memory-layer[langchain]"
 
     Instantiate:
         .. code-block:: python

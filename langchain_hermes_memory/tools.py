@@ -163,7 +163,7 @@ def create_memory_tools(
     Setup:
         .. code-block:: bash
 
-            pip install "hermes-memory[langchain]"
+            pip install "hermes-memory-layer[langchain]"
 
     Instantiate:
         .. code-block:: python

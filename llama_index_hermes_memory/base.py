@@ -61,6 +61,8 @@ class HermesMemory(BaseMemory):
         llm: The host's model for summaries and promotion (None: deterministic fallbacks).
         top_k: Long-term / permanent memories recalled per turn.
         system_prompt: Instructions merged into the memory's system message.
+        caller: Who reads permanent facts in recall (``Caller(name, read_permanent=True)``); default: the
+            provider's caller. Without ``read_permanent`` only long-term memories are recalled.
 
     Examples:
         ```python
@@ -178,7 +180,9 @@ class HermesMemory(BaseMemory):
         """Async twin of :meth:`get`."""
         view = await self._session.aview()
         query = self._query(input, view)
-        hits = await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
+        hits = (
+            await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
+        )
         return self._compose(view, hits)
 
     def get_all(self) -> list[ChatMessage]:

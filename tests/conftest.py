@@ -90,11 +90,20 @@ def real_embedder() -> Embedder:
     return load_embedder("multilingual-e5-small")
 
 
+def needs_postgres(item: pytest.Item) -> bool:
+    """Whether a test is skipped without ``HERMES_TEST_POSTGRES_URL`` (it carries :data:`NEEDS_POSTGRES`)."""
+    return any(m.name == "skipif" and "HERMES_TEST_POSTGRES_URL" in str(m.kwargs.get("reason", ""))
+               for m in item.iter_markers())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that use the real model say so: the ``real_model`` marker (``-m "not real_model"`` skips them)."""
+    """Tests that use the real model say so: the ``real_model`` marker (``-m "not real_model"`` skips them). Every
+    test that needs PostgreSQL carries the ``server`` marker, so ``pytest -m server`` runs all of them."""
     for item in items:
         if "real_embedder" in getattr(item, "fixturenames", ()) or item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.real_model)
+        if needs_postgres(item) and item.get_closest_marker("server") is None:
+            item.add_marker(pytest.mark.server)
 
 
 @pytest.fixture

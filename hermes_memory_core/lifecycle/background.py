@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
 
@@ -27,6 +28,7 @@ class BackgroundLifecycle:
     def __init__(self, engine: MemoryEngine, llm_for: LLMResolver) -> None:
         self.engine = engine
         self.llm_for = llm_for
+        self.health = ClassifierHealth()  # how many of the model's classifications could be read
         self.worker = BackgroundWorker(self._run)
 
     def schedule_compaction(self, user_id: str, session_id: str) -> None:
@@ -53,4 +55,4 @@ class BackgroundLifecycle:
             return
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
-        promote_queued(self.engine, self.llm_for)
+        promote_queued(self.engine, self.llm_for, self.health)

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ask, ask_json
+from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
@@ -67,11 +68,17 @@ CLASSIFICATION_SCHEMA: dict[str, object] = {
 
 @dataclass(frozen=True, slots=True)
 class Classification:
-    """A classifier's decision: tier, why, and a topic key for versioning permanent facts."""
+    """A classifier's decision: tier, why, and a topic key for versioning permanent facts.
+
+    ``usable`` is False when a model's answer could not be read (no answer, no tier in it, a timeout, an
+    exception): the content then stays short-term, and :class:`~hermes_memory_core.lifecycle.health.ClassifierHealth`
+    counts it.
+    """
 
     memory_type: MemoryType
     reason: str
     key: str | None = None
+    usable: bool = True
 
 
 class Classifier(Protocol):
@@ -85,32 +92,90 @@ class Classifier(Protocol):
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE | re.MULTILINE)
-_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _KEY = re.compile(r"[^a-z0-9_]+")
+#: Keys a model may use for the tier instead of "type".
+_LABEL_KEYS = ("type", "tier", "memory_type", "label", "category", "classification")
+#: A tier named in free text: short_term / long-term / Long Term / permanent, or in Chinese.
+_TIER_WORD = re.compile(
+    r"(?P<neg>\b(?:not|never|isn't|no)\s+(?:an?\s+|the\s+)?)?"
+    r"(?:\b(?P<en>short|long)[\s_-]?term\b|\b(?P<perm>permanent)\b|(?P<zh>短期|长期|永久))",
+    re.IGNORECASE,
+)
+_MAX_ANSWER_CHARS = 20_000  # a classification is short; a runaway answer is read no further
+_ZH_TIERS = {"短期": MemoryType.SHORT_TERM, "长期": MemoryType.LONG_TERM, "永久": MemoryType.PERMANENT}
+
+
+def _unusable(reason: str) -> Classification:
+    return Classification(MemoryType.SHORT_TERM, reason, usable=False)
+
+
+def _tiers_named(text: str) -> list[tuple[MemoryType, bool]]:
+    """Every tier ``text`` names, with whether a negation stands right before it ("not permanent")."""
+    out = []
+    for m in _TIER_WORD.finditer(text):
+        if m.group("en"):
+            tier = MemoryType(f"{m.group('en').lower()}_term")
+        elif m.group("perm"):
+            tier = MemoryType.PERMANENT
+        else:
+            tier = _ZH_TIERS[m.group("zh")]
+        out.append((tier, bool(m.group("neg"))))
+    return out
+
+
+def _label(value: object) -> MemoryType | None:
+    """A tier from a label value: "long_term", "Long-Term", "LONG TERM", "permanent memory", "长期"."""
+    named = _tiers_named(str(value))
+    tiers = {tier for tier, _neg in named}
+    return tiers.pop() if len(tiers) == 1 and not any(neg for _t, neg in named) else None
+
+
+def _json_objects(text: str) -> list[dict[str, object]]:
+    """Every JSON object in ``text`` (a model may wrap its answer in prose or code fences), in order."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, object]] = []
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):  # not JSON here, or nested beyond reason
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        start = text.find("{", end)
+    return found
 
 
 def parse_classification(text: str | None) -> Classification:
-    """Parse a model's JSON answer; anything unusable becomes ``short_term`` with the reason why."""
+    """Read a model's answer; anything unusable becomes ``short_term`` with ``usable=False`` and the reason why.
+
+    Accepted: a JSON object anywhere in the answer (in prose or a code fence; the tier under ``type`` or
+    ``tier``/``memory_type``/``label``/``category``, spelled ``long_term``, ``Long-Term``, ``long term``, ...), or,
+    when the answer holds no JSON at all, a bare tier label ("long_term", "Permanent.", "I'd say long-term") that
+    names exactly one tier and does not negate it. Broken JSON is never read as a label.
+    """
     if not text or not text.strip():
-        return Classification(MemoryType.SHORT_TERM, "classifier gave no answer")
-    cleaned = _FENCE.sub("", text.strip())
-    match = _OBJECT.search(cleaned)
-    if not match:
-        return Classification(MemoryType.SHORT_TERM, "classifier answer was not JSON")
-    try:
-        data = json.loads(match.group())
-    except ValueError:
-        return Classification(MemoryType.SHORT_TERM, "classifier answer was not valid JSON")
-    if not isinstance(data, dict):
-        return Classification(MemoryType.SHORT_TERM, "classifier answer was not a JSON object")
-    label = str(data.get("type", "")).strip().lower()
-    try:
-        tier = MemoryType(label)
-    except ValueError:
-        return Classification(MemoryType.SHORT_TERM, f"classifier gave an unknown label {label[:40]!r}")
-    reason = str(data.get("reason", "")).strip()[:300] or "classified by the model"
-    key = _KEY.sub("_", str(data.get("key") or "").strip().lower()).strip("_")[:64] or None
-    return Classification(tier, reason, key)
+        return _unusable("classifier gave no answer")
+    cleaned = _FENCE.sub("", text.strip()[:_MAX_ANSWER_CHARS])
+    if "{" in cleaned:
+        objects = _json_objects(cleaned)
+        if not objects:
+            return _unusable("classifier answer was not valid JSON")
+        labelled = [(o, k) for o in objects for k in _LABEL_KEYS if k in o]
+        if not labelled:
+            return _unusable("classifier answer had no tier in its JSON")
+        data, field = labelled[0]
+        tier = _label(data[field])
+        if tier is None:
+            return _unusable(f"classifier gave an unknown label {str(data[field])[:40]!r}")
+        reason = str(data.get("reason", "")).strip()[:300] or "classified by the model"
+        key = _KEY.sub("_", str(data.get("key") or "").strip().lower()).strip("_")[:64] or None
+        return Classification(tier, reason, key)
+    tier = _label(cleaned)
+    if tier is None:
+        return _unusable("classifier answer was neither JSON nor one tier label")
+    return Classification(tier, f"the model answered {' '.join(cleaned.split())[:200]!r}")
 
 
 class LLMClassifier:
@@ -129,7 +194,9 @@ class LLMClassifier:
         prompt = CLASSIFY_PROMPT.format(content=content[:2000])
         structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout)
         if structured is not None:
-            return parse_classification(json.dumps(structured))
+            parsed = parse_classification(json.dumps(structured))
+            if parsed.usable:
+                return parsed
         return parse_classification(ask(self.llm, prompt, self.timeout))
 
     def normalize(self, content: str) -> str:
@@ -261,36 +328,9 @@ class RuleClassifier:
         return rule_normalize(content)
 
 
-_EN_SUBSTITUTIONS = [
-    (re.compile(r"\bI am\b|\bI'm\b"), "The user is"),
-    (re.compile(r"\bI've\b"), "The user has"),
-    (re.compile(r"\bI\b"), "the user"),
-    (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
-    (re.compile(r"\bme\b"), "the user"),
-    (re.compile(r"\bmyself\b"), "themselves"),
-]
-
-
-#: A whitespace-delimited chunk that is not prose: a URL, an e-mail address, a path, a domain or file name, a
-#: query string. Pronouns inside it ("me@example.com", "https://me.example.org/my/page") are not the speaker.
-_NOT_PROSE = re.compile(r"@|://|[/\\]|\w\.\w|[=#&~]|^www\.", re.IGNORECASE)
-
-
 def rule_normalize(content: str) -> str:
-    """Third-person, single-line form of a first-person statement ("我喜欢…" → "用户喜欢…"); URLs, e-mail
-    addresses, paths and other chunks that are not prose are kept exactly as written."""
-    chunks = content.strip().split()
-    kept = [c for c in chunks if _NOT_PROSE.search(c)]
-    masked = {f"\ue000{i}\ue001": c for i, c in enumerate(kept)}
-    marks = iter(masked)
-    text = " ".join(next(marks) if _NOT_PROSE.search(c) else c for c in chunks)
-    if re.search(r"[\u4e00-\u9fff]", text):
-        text = text.replace("我们", "用户和同伴").replace("我的", "用户的").replace("我", "用户")
-    else:
-        for pattern, repl in _EN_SUBSTITUTIONS:
-            text = pattern.sub(repl, text)
-        if text:
-            text = text[0].upper() + text[1:]
-    for mark, chunk in masked.items():
-        text = text.replace(mark, chunk)
-    return text[:500]
+    """Third-person, single-line form of a first-person statement, verbs agreeing ("我喜欢…" → "用户喜欢…",
+    "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
+    written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
+    text = to_third_person(" ".join(content.strip().split()))
+    return (text[:1].upper() + text[1:])[:500]

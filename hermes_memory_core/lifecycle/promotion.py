@@ -27,6 +27,7 @@ from hermes_memory_core.lifecycle.classifier import (
     split_facts,
 )
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
+from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.session import USER_ROLES
@@ -128,9 +129,19 @@ class _Plan:
     weight: int = 0
 
 
-def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
+def _classify(classifier: Classifier, content: str, user_id: str, session_id: str | None,
+              health: ClassifierHealth | None) -> Classification:
+    """Classify, counting a model's answer in ``health`` (usable or not)."""
+    decision = classifier.classify(content)
+    if health is not None and isinstance(classifier, LLMClassifier):
+        health.record(user_id, session_id, decision.usable, decision.reason)
+    return decision
+
+
+def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: ClassifierHealth | None = None) -> int:
     """Classify everything in the promotion queue and store it, embedding each batch's new memories together
-    (one batch write). Returns how many entries were processed."""
+    (one batch write). Returns how many entries were processed; model classifications are counted in
+    ``health``."""
     done = 0
     sessions = engine.sessions
     while True:
@@ -143,7 +154,7 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver) -> int:
         for entry in batch:
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
-                planned.extend((entry.id, plan_write(part, classifier.classify(part), classifier,
+                planned.extend((entry.id, plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health), classifier,
                                                      user_id=entry.user_id, session_id=entry.session_id, source="user",
                                                      caller=LIFECYCLE, origin="evicted_turn"))
                                for part in split_facts(entry.content))
@@ -173,13 +184,14 @@ def remember(
     memory_type: MemoryType | None = None,
     importance: float | None = None,
     tags: tuple[str, ...] = (),
+    health: ClassifierHealth | None = None,
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds)
     plans = []
     for part in split_facts(content):
         if memory_type is None:
-            decision = classifier.classify(part)
+            decision = _classify(classifier, part, user_id, session_id, health)
         else:
             decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
         plan = plan_write(part, decision, classifier, user_id=user_id,

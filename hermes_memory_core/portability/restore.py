@@ -117,9 +117,9 @@ def _verify(bundle: Path, config: MemoryConfig, emb: Embedder) -> _Plan:
     check = _bundle_meta(bundle / "metadata.sqlite", KEY_CHECK)
     if check is not None and key is None:
         raise EncryptionKeyError(
-            f"the bundle {bundle} holds encrypted memories and the target has no key: set encryption_key (or "
-            "HERMES_MEMORY_ENCRYPTION_KEY) or encryption_key_file to the key of the store it came from; nothing "
-            "was written"
+            f"the bundle {bundle} holds encrypted memories and the target has no key: give the key of the store it "
+            "came from as a file (encryption_key_file, on the command line --key-file FILE) or as a value "
+            "(encryption_key, or HERMES_MEMORY_ENCRYPTION_KEY); nothing was written"
         )
     if check is not None and key is not None and not ContentCipher(key).verify(check):
         raise EncryptionKeyError(
@@ -311,7 +311,8 @@ def _restore_into_directory(
     try:
         plan = _verify(bundle, config, emb)
         if _has_store(data_dir) and not overwrite:
-            raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True to replace its store")
+            raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True (on the command line: "
+                              "hermes-memory restore --overwrite) to replace its store")
         staging = new_scratch(data_dir, "stage")
         payloads = _stage_sqlite(bundle, staging / METADATA_FILE, plan, config, emb)
         handed, replaced = _stage_vectors(bundle, payloads, config, vector_store, staging)
@@ -363,7 +364,8 @@ def _restore_into_server(
         with store.exclusive():  # type: ignore[attr-defined]
             if not store.is_empty() and not overwrite:
                 raise BundleError(
-                    f"restore target {store.location} is not empty; pass overwrite=True to replace its store"
+                    f"restore target {store.location} is not empty; pass overwrite=True (on the command line: "
+                    "hermes-memory restore --overwrite) to replace its store"
                 )
             with store.atomic() as conn:
                 store.load_bundle(bundle / "metadata.sqlite")  # type: ignore[attr-defined]

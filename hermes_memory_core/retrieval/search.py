@@ -195,7 +195,14 @@ class Searcher:
             dense_ids = [mid for mid in (*cosines, *found_by_cross) if mid in fields]
             confidence = self._confidence(cal, dense_ids, cosines, fields, ql)
             if min_score is not None and max(confidence.values(), default=float("-inf")) < min_score:
-                return []
+                # nothing stands out densely; a memory kept out of the vector index (permanent_vectors=False) can
+                # only be judged by its keyword match, so such matches stay
+                unvectored = {mid for mid, score in keyword if score > 0 and mid in fields
+                              and not engine.has_vector(MemoryType(fields[mid].memory_type))}
+                if not unvectored:
+                    return []
+                candidates = unvectored
+                keyword = [(mid, score) for mid, score in keyword if mid in unvectored]
         dense = confidence if cross else cosines
         merged = {mid: Candidate(mid, dense=dense.get(mid)) for mid in candidates}
         for mid, score in keyword:

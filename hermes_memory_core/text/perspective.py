@@ -3,8 +3,8 @@
 The lifecycle stores statements about the user in the third person ("我平时写 Python" → "用户平时写 Python",
 "I mostly write Python" → "The user mostly writes Python"), and questions a user asks about themselves ("What am I
 allergic to?") match those memories far better in the same form ("What is the user allergic to?"). Verbs agree
-with their new subject (am → is, have → has, write → writes, do I → does the user); e-mail addresses and URLs are
-left exactly as they were.
+with their new subject (am → is, have → has, write → writes, do I → does the user, live and work → lives and
+works); e-mail addresses, URLs, paths and file or domain names are left exactly as they were.
 """
 
 from __future__ import annotations
@@ -13,7 +13,17 @@ import re
 
 __all__ = ["has_first_person", "is_request", "to_third_person"]
 
-_PROTECTED = re.compile(r"\S+@\S+|\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
+# a whitespace-delimited chunk that is not prose: an e-mail address, a URL, a path, a file or domain name, a query
+# string ("me@example.com", "https://me.example.org/my", "/home/me/notes", "my.config", "a=b&c=d")
+_NOT_PROSE = re.compile(r"@|://|^www\.|[/\\=&~]|\w\.\w", re.IGNORECASE)
+_CHUNK = re.compile(r"\S+")
+
+
+def _protected(text: str) -> list[tuple[int, int]]:
+    """Spans of the chunks of ``text`` that are not prose (linear in the length of ``text``)."""
+    return [(m.start(), m.end()) for m in _CHUNK.finditer(text) if _NOT_PROSE.search(m.group())]
+
+
 _FIRST_PERSON_EN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 
@@ -21,7 +31,7 @@ _MODALS = "can|could|will|would|should|shall|may|might|must|did|was|had"
 _ADVERBS = (
     "usually|often|always|never|mostly|really|also|sometimes|rarely|still|just|only|already|normally|generally|"
     "typically|mainly|frequently|occasionally|seldom|hardly|barely|even|actually|definitely|probably|currently|"
-    "now|recently|regularly|constantly"
+    "now|recently|regularly|constantly|no longer|no more"
 )
 _IRREGULAR = {
     "am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "don't": "doesn't", "haven't": "hasn't",
@@ -34,9 +44,22 @@ _NO_AGREEMENT = frozenset(
     "chose|drove|forgot|found|gave|grew|heard|kept|knew|paid|ran|said|sent|sat|slept|spoke|stood|swam|"
     "taught|thought|told|understood|won|wrote|used".split("|")
 )
-# "I" + optional adverbs + a verb (the verb is conjugated for the third person)
+# "I" + optional adverbs + a verb (the verb is conjugated for the third person), and a second verb joined to it
+# directly ("I live and work in ...")
 _SUBJECT_VERB = re.compile(
-    rf"\b(I)((?:\s+(?:{_ADVERBS}))*)\s+([a-z']+)\b|\b(I)('m|'ve|'d|'ll)\b", re.IGNORECASE
+    rf"\b(I)((?:\s+(?:{_ADVERBS}))*)\s+([a-z']+)\b(?:(\s+(?:and|or)\s+)([a-z]+)\b)?|\b(I)('m|'ve|'d|'ll)\b",
+    re.IGNORECASE,
+)
+_ADVERB_WORDS = frozenset(_ADVERBS.split("|"))
+# verbs rarely used as nouns, which agree when joined to an agreed verb later in the same clause ("the user mostly
+# writes Python and avoids Java"); words like "work", "live" or "drink" are left alone ("likes jazz and live music")
+_JOINED_VERBS = (
+    "avoid|prefer|enjoy|hate|dislike|write|speak|eat|go|take|want|need|know|think|try|keep|get|make|like|have|do|"
+    "own|run|swim|teach|learn|buy|spend|miss|use|bring|send|call|ask|help|pay|lead|manage|build|share"
+)
+_JOINED = re.compile(
+    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+)({_JOINED_VERBS})\b",
+    re.IGNORECASE,
 )
 _INVERSION = re.compile(rf"\b(am|are|do|have|{_MODALS})\s+I\b", re.IGNORECASE)
 _OBJECT = [
@@ -63,7 +86,11 @@ def is_request(text: str) -> bool:
 
 def has_first_person(text: str) -> bool:
     """Whether ``text`` speaks in the first person singular (I, me, my, 我 — not 我们)."""
-    unprotected = _PROTECTED.sub(" ", text)
+    pieces, last = [], 0
+    for start, end in _protected(text):
+        pieces.append(text[last:start])
+        last = end
+    unprotected = " ".join([*pieces, text[last:]])
     return bool(_FIRST_PERSON_EN.search(unprotected) or _FIRST_PERSON_ZH.search(unprotected))
 
 
@@ -88,14 +115,26 @@ def _english(text: str) -> str:
         return (new.capitalize() if aux[0].isupper() else new) + " the user"
 
     def subject_verb(m: re.Match[str]) -> str:
-        if m.group(4):  # I'm, I've, I'd, I'll
+        if m.group(6):  # I'm, I've, I'd, I'll
             return {"'m": "the user is", "'ve": "the user has", "'d": "the user would", "'ll": "the user will"}[
-                m.group(5).lower()
+                m.group(7).lower()
             ]
-        return f"the user{m.group(2)} {_third_person_verb(m.group(3))}"
+        verb = _third_person_verb(m.group(3))
+        out = f"the user{m.group(2)} {verb}"
+        if m.group(5):  # a joined verb agrees when the first one did ("live and work"; not "can swim and dive")
+            second = m.group(5)
+            agrees = verb != m.group(3) and second.lower() not in _ADVERB_WORDS
+            out += m.group(4) + (_third_person_verb(second) if agrees else second)
+        return out
+
+    def joined(m: re.Match[str]) -> str:
+        verb = m.group(2)
+        agreed = verb.lower() not in _NO_AGREEMENT and verb.lower().endswith("s")
+        return m.group(1) + verb + m.group(3) + (_third_person_verb(m.group(4)) if agreed else m.group(4))
 
     out = _INVERSION.sub(inversion, text)
     out = _SUBJECT_VERB.sub(subject_verb, out)
+    out = _JOINED.sub(joined, out)
     for pattern, repl in _OBJECT:
         out = pattern.sub(repl, out)
     return out
@@ -108,8 +147,8 @@ def _chinese(text: str) -> str:
 def to_third_person(text: str, *, keep_requests: bool = False) -> str:
     """``text`` with the speaker ("I", "我") turned into "the user" / "用户", verbs agreeing; the rest unchanged.
 
-    A sentence that starts with the new subject starts with a capital ("The user ..."). E-mail addresses and
-    URLs are never rewritten.
+    A sentence that starts with the new subject starts with a capital ("The user ..."). E-mail addresses, URLs,
+    paths and file or domain names are never rewritten.
 
     Args:
         keep_requests: Leave a request to the assistant ("How do I boil an egg?", "帮我写一首诗") as it is: its
@@ -119,10 +158,10 @@ def to_third_person(text: str, *, keep_requests: bool = False) -> str:
         return text
     pieces: list[str] = []
     last = 0
-    for m in _PROTECTED.finditer(text):
-        pieces.append(_chinese(_english(text[last : m.start()])))
-        pieces.append(m.group())
-        last = m.end()
+    for start, end in _protected(text):
+        pieces.append(_chinese(_english(text[last:start])))
+        pieces.append(text[start:end])
+        last = end
     pieces.append(_chinese(_english(text[last:])))
     out = "".join(pieces)
     return re.sub(r"(^|[.!?]\s+)the user", lambda m: m.group(1) + "The user", out)

@@ -63,7 +63,10 @@ class KeyManager:
         if self.key_file.exists():
             return read_key_file(self.key_file)
         if self._explicit_file is not None:
-            raise EncryptionKeyError(f"encryption_key_file {self.key_file} does not exist")
+            raise EncryptionKeyError(
+                f"encryption_key_file {self.key_file} does not exist (give the key file of the store, or the key "
+                "itself in HERMES_MEMORY_ENCRYPTION_KEY)"
+            )
         return None
 
     def load(self, metadata: MetadataStore) -> ContentCipher | None:
@@ -77,8 +80,9 @@ class KeyManager:
         if key is None:
             if check is not None:
                 raise EncryptionKeyError(
-                    f"the store at {metadata.location} holds encrypted memories but no key is configured: set "
-                    "encryption_key (or HERMES_MEMORY_ENCRYPTION_KEY) or encryption_key_file"
+                    f"the store at {metadata.location} holds encrypted memories but no key was given: set "
+                    "HERMES_MEMORY_ENCRYPTION_KEY (encryption_key), or name the key file with encryption_key_file "
+                    "(hermes-memory ... --key-file FILE)"
                 )
             return None
         cipher = ContentCipher(key)
@@ -165,6 +169,18 @@ class KeyManager:
                 path.unlink(missing_ok=True)
             raise
         return written
+
+    def copy_beside(self, data_dir: Path) -> Path | None:
+        """Write a key given as a file elsewhere to ``<data_dir>/hermes.key`` when that does not exist yet (after a
+        restore: later opens of the store find its key by default). A key from the configuration or environment
+        is never written anywhere. Returns the file written, or None."""
+        if self._configured is not None or self._explicit_file is None:
+            return None
+        target = Path(data_dir) / KEY_FILE
+        if target.exists() or target.resolve() == self.key_file.resolve():
+            return None
+        write_key_file(target, read_key_file(self.key_file))
+        return target
 
     @staticmethod
     def new_key() -> bytes:

@@ -34,8 +34,10 @@ number, a year, a price, a version, a time, an ISBN or a tracking number stays.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hermes_memory_core.trust.normalize import normalize
@@ -46,9 +48,12 @@ __all__ = [
     "Redactor",
     "cn_id_valid",
     "iban_valid",
+    "log_redactions",
     "luhn_valid",
     "ssn_valid",
 ]
+
+_LOG = logging.getLogger("hermes_memory.redaction")
 
 #: Every kind the redactor knows, in the order their spans win an overlap.
 ALL_KINDS = ("email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address")
@@ -476,3 +481,23 @@ class Redactor:
             if all(span.end <= c.start or span.start >= c.end for c in chosen):
                 chosen.append(span)
         return sorted(chosen, key=lambda s: s.start)
+
+
+def log_redactions(redacted: Sequence[tuple[str, Mapping[str, int]]], total: int) -> None:
+    """Tell the caller that PII was replaced before storing: one warning per write call on the
+    ``hermes_memory.redaction`` logger, with the kinds and where to look (each memory's ``metadata["pii_redacted"]``).
+
+    Args:
+        redacted: ``(memory id, found kinds)`` of each memory whose text was redacted.
+        total: How many memories the call stored.
+    """
+    if not redacted:
+        return
+    kinds: Counter[str] = Counter()
+    for _mid, found in redacted:
+        kinds.update(found)
+    _LOG.warning(
+        "hermes_memory: PII replaced by placeholders before storing %d of %d memories (%s; first id %s); each one's "
+        "metadata['pii_redacted'] says which kinds (redact_pii, redact_tiers and redact_kinds control it)",
+        len(redacted), total, ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())), redacted[0][0],
+    )

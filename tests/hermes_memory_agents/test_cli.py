@@ -18,6 +18,7 @@ import yaml
 from hermes_memory_agents.cli import common_parent, main, register
 from hermes_memory_agents.hermes_install import MARKER
 from hermes_memory_core import cli as core_cli
+from hermes_memory_core.version import DISTRIBUTION
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = importlib.metadata.EntryPoint(name="agents", value="hermes_memory_agents.cli:register", group="hermes_memory.cli")
@@ -83,7 +84,8 @@ def test_pyproject_declares_the_extra_and_entry_points() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     assert extras["mcp"] == ["mcp>=1.24,<2"]
-    assert any(dep.startswith("hermes-memory[") and "mcp" in dep for dep in extras["dev"])
+    assert project["name"] == DISTRIBUTION
+    assert any(dep.startswith(f"{DISTRIBUTION}[") and "mcp" in dep for dep in extras["dev"])
     eps = project["entry-points"]
     assert eps["hermes_memory.cli"] == {"agents": "hermes_memory_agents.cli:register"}
     assert importlib.metadata.EntryPoint("agents", eps["hermes_memory.cli"]["agents"], "hermes_memory.cli").load() is register
@@ -94,9 +96,12 @@ def test_pyproject_declares_the_extra_and_entry_points() -> None:
 
 
 def test_installed_metadata_registers_our_commands() -> None:
-    groups = {ep.group for ep in importlib.metadata.distribution("hermes-memory").entry_points}
+    try:
+        groups = {ep.group for ep in importlib.metadata.distribution(DISTRIBUTION).entry_points}
+    except importlib.metadata.PackageNotFoundError:
+        groups = set()
     if "hermes_memory.cli" not in groups:
-        pytest.skip("the installed hermes-memory metadata predates the hermes_memory.cli entry points "
+        pytest.skip(f"no installed {DISTRIBUTION} metadata with the hermes_memory.cli entry points "
                     "(pip install -e . registers them)")
     assert {"mcp", "hermes-agent"} <= set(_subcommands(core_cli.build_parser()))
 

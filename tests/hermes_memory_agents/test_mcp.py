@@ -143,5 +143,5 @@ def test_a_missing_mcp_package_is_one_clear_line(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
     assert main(["mcp", "--data-dir", str(tmp_path / "d"), "--user", "u"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == 'hermes-memory: the MCP server needs the mcp package: pip install "hermes-memory[mcp]"'
+    assert err == 'hermes-memory: the MCP server needs the mcp package: pip install "hermes-memory-layer[mcp]"'
     assert not (tmp_path / "d").exists()  # nothing opened

@@ -21,6 +21,7 @@ from hermes_memory_agents.cli import common_parent, main, register
 from hermes_memory_agents.hermes_agent import HermesAgentProvider, ProviderSettings, read_settings
 from hermes_memory_agents.tools import TOOL_SCHEMAS
 from hermes_memory_core import MemoryConfig, MemoryProvider
+from hermes_memory_core.version import DISTRIBUTION
 from tests.conftest import TEST_KEY
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -99,7 +100,10 @@ def test_the_mcp_command_lines_parse() -> None:
 
 
 def _entry_points_installed() -> bool:
-    groups = {ep.group for ep in importlib.metadata.distribution("hermes-memory").entry_points}
+    try:
+        groups = {ep.group for ep in importlib.metadata.distribution(DISTRIBUTION).entry_points}
+    except importlib.metadata.PackageNotFoundError:
+        return False
     return "hermes_memory.cli" in groups and shutil.which("hermes-memory") is not None
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from hermes_memory_core.cli import build_parser, main
 
-COMMANDS = ["demo", "add", "search", "history", "export", "restore", "reconcile", "forget", "rotate-key", "stats"]
+COMMANDS = ["demo", "add", "search", "list", "history", "update", "delete", "export", "restore", "reconcile", "forget",
+            "rotate-key", "stats"]
 
 
 def test_every_command_has_help() -> None:
@@ -51,6 +52,7 @@ def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_errors_are_reported_not_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["add", "something", "--user", "u", "--data-dir", str(tmp_path / "d")]) == 0
     assert main(["history", "not-a-uuid", "--data-dir", str(tmp_path / "d")]) == 2
     assert "InvalidIdError" in capsys.readouterr().err
 

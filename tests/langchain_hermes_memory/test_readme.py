@@ -3,12 +3,14 @@ model standing in for ``model``)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from langchain_hermes_memory.middleware import MEMORY_BLOCK_START
 from tests.langchain_hermes_memory.scripted import ScriptedChatModel, tool_call
@@ -33,7 +35,9 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
     model = ScriptedChatModel()
     model.say(tool_call("manage_memory", {"content": "I live in Hangzhou and work remotely"}, "c1"), "Noted.",
               "You live in Hangzhou.", "Noted: Python.")
-    scope: dict[str, Any] = {"model": model}
+    # memory work has its own model (the README's memory_model); it is not called in these few turns
+    memory_model = GenericFakeChatModel(messages=itertools.cycle(['{"type": "long_term", "reason": "scripted"}']))
+    scope: dict[str, Any] = {"model": model, "memory_model": memory_model}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # RunnableWithMessageHistory warns by design

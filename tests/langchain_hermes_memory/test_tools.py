@@ -27,7 +27,7 @@ def test_create_search_update_delete(mem: MemoryProvider) -> None:
     mid = _id(manage.invoke({"content": "I prefer window seats on long train rides"}, ALICE))
     record = mem.get(mid, user_id="alice")
     assert record.memory_type is MemoryType.LONG_TERM
-    assert record.content == "The user prefer window seats on long train rides"  # the core's rule normalisation
+    assert record.content == "The user prefers window seats on long train rides"  # the core's rule normalisation
     found = json.loads(search.invoke({"query": "靠窗的座位 train seat", "limit": 3}, ALICE))
     assert found[0]["id"] == mid and set(found[0]) == {"id", "content", "memory_type", "score", "updated_at"}
     assert _id(manage.invoke({"action": "update", "id": mid, "content": "Alice now prefers aisle seats"}, ALICE)) == mid

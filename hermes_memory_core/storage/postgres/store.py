@@ -119,7 +119,7 @@ def _require_psycopg() -> tuple[Any, Any, Any]:
         from psycopg_pool import ConnectionPool
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ConfigError(
-            "metadata_url needs the PostgreSQL driver: pip install 'hermes-memory[postgres]'"
+            "metadata_url needs the PostgreSQL driver: pip install 'hermes-memory-layer[postgres]'"
         ) from exc
     return psycopg, sql, ConnectionPool
 

@@ -100,7 +100,7 @@ def test_english_changes_version_the_memory_on_the_same_subject(store: MemoryPro
     assert switched.action == "versioned" and switched.id == py.id
     stopped = store.remember("I no longer drink green tea", user_id="u")
     assert stopped.action == "versioned" and stopped.id == tea.id
-    assert store.get(tea.id).content == "The user no longer drink green tea"  # type: ignore[arg-type]
+    assert store.get(tea.id).content == "The user no longer drinks green tea"  # type: ignore[arg-type]
     nothing_to_change = store.remember("I quit my chess club", user_id="u")
     assert nothing_to_change.action == "added"
 
@@ -119,7 +119,7 @@ def test_a_topic_key_versions_a_long_term_memory(store: MemoryProvider) -> None:
     second = store.remember("I write Go these days", user_id="u", llm=llm)
     assert first.action == "added" and second.action == "versioned" and second.id == first.id
     assert [v.version for v in store.history(first.id)] == [1, 2]  # type: ignore[arg-type]
-    assert [h.content for h in store.search("Go", user_id="u")] == ["The user write Go these days"]
+    assert [h.content for h in store.search("Go", user_id="u")] == ["The user writes Go these days"]
     other_user = store.remember("I write Rust", user_id="v", llm=llm)
     assert other_user.action == "added"
 

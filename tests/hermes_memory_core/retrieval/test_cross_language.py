@@ -91,3 +91,14 @@ def test_the_floor(real_mem: MemoryProvider) -> None:
     assert real_mem.recall("What is the capital of Peru?", user_id="u", min_score=-100)  # the floor is a parameter
     with pytest.raises(InvalidInputError):
         real_mem.search("peanuts", user_id="u", min_score="high")  # type: ignore[arg-type]
+
+
+def test_the_floor_keeps_facts_that_have_no_vector(tmp_path: Path, real_embedder: Embedder) -> None:
+    cfg = make_config(tmp_path / "s", permanent_vectors=False)
+    with MemoryProvider(cfg, embedder=real_embedder, caller=ADMIN) as mem:
+        mem.add("Account tier: VIP (billing API)", user_id="u", memory_type="permanent")
+        mem.add("The user likes green tea", user_id="u")
+        assert [h.content for h in mem.recall("What is my account tier?", user_id="u")] == [
+            "Account tier: VIP (billing API)"
+        ]
+        assert mem.recall("What is the capital of Peru?", user_id="u") == []

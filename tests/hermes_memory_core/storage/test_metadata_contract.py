@@ -46,7 +46,7 @@ def _postgres(tmp: Path, schema: str) -> SQLMetadataStore:
     return PostgresMetadataStore(POSTGRES_URL, schema, pool_size=6)
 
 
-@pytest.fixture(params=[pytest.param(_sqlite, id="sqlite"), pytest.param(_postgres, id="postgres", marks=NEEDS_POSTGRES)])
+@pytest.fixture(params=[pytest.param(_sqlite, id="sqlite"), pytest.param(_postgres, id="postgres", marks=[NEEDS_POSTGRES, pytest.mark.server])])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     schema = fresh_schema()
     opened: list[SQLMetadataStore] = []
