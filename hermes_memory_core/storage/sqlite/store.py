@@ -197,51 +197,44 @@ class SQLiteMetadataStore(SQLMetadataStore):
 
         FTS5 weighs each column's term frequency: own tokens 1.0, conversational context ``context_weight``.
 
-        Two steps keep it fast at scale: FTS5 ranks its own top documents (no join), then the filters are
-        checked by primary key. If filtering leaves too few while more matches exist, one joined query answers.
+        One statement does the usual case: FTS5 ranks its own top ``3 × limit`` documents (no join), and only those
+        are mapped to memories and checked against the filters by primary key. If filtering leaves too few while
+        more matches exist, one joined query ranks the filtered set.
         """
         if not terms:
             return []
         match = _fts_query(user_key(user_id), list(dict.fromkeys(terms)), context_weight > 0)
         fts = migrations.fts_table(keyword_shard(user_id))
+        where, params = self._filters(flt or KeywordFilter())
         conn = self.reader()
         fetch = limit * 3
-        ranked = conn.execute(
-            f"SELECT rowid, -bm25({fts}, 0.0, 1.0, ?) AS score FROM {fts} WHERE {fts} MATCH ? "
-            "ORDER BY score DESC LIMIT ?",
-            (context_weight, match, fetch),
-        ).fetchall()
-        if not ranked:
-            return []
-        docs = dict(
-            conn.execute(
-                f"SELECT doc, memory_id FROM memory_keyword_docs WHERE doc IN ({','.join('?' * len(ranked))})",
-                [r[0] for r in ranked],
-            ).fetchall()
-        )
-        where, params = self._filters(flt or KeywordFilter())
-        ids = [docs[r[0]] for r in ranked if r[0] in docs]
-        keep = {
-            row[0]
-            for row in conn.execute(
-                f"SELECT e.id FROM memory_entries e WHERE e.id IN ({','.join('?' * len(ids))}) "
-                f"AND +e.user_id = ? AND +e.is_active = 1 {where}",
-                [*ids, user_id, *params],
-            )
-        }
         # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
         # the same order whatever the last bits of their floating-point sums
-        out = sorted(
-            ((docs[r[0]], round(float(r[1]), 9)) for r in ranked if docs.get(r[0]) in keep), key=lambda h: (-h[1], h[0])
-        )
-        if len(out) >= limit or len(ranked) < fetch:
-            return out[:limit]
+        rows = conn.execute(
+            f"WITH top AS (SELECT rowid AS doc, -bm25({fts}, 0.0, 1.0, ?) AS score FROM {fts} WHERE {fts} MATCH ? "
+            "ORDER BY score DESC LIMIT ?) "
+            "SELECT e.id, round(top.score, 9) AS s, (SELECT count(*) FROM top) FROM top "
+            "JOIN memory_keyword_docs d ON d.doc = top.doc JOIN memory_entries e ON e.id = d.memory_id "
+            f"WHERE +e.user_id = ? AND +e.is_active = 1 {where} ORDER BY s DESC, e.id LIMIT ?",
+            [context_weight, match, fetch, user_id, *params, limit],
+        ).fetchall()
+        found = [(r[0], float(r[1])) for r in rows]
+        # fewer than asked: only if FTS5's top was full can filtered-out documents hide more matches
+        saturated = rows[0][2] >= fetch if rows else self._count_matches(conn, fts, match, fetch) >= fetch
+        if len(found) >= limit or not saturated:
+            return found
         sql = (
             f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0, ?), 9) AS score FROM {fts} "
             f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
             f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC, e.id LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in conn.execute(sql, [context_weight, match, user_id, *params, limit])]
+
+    @staticmethod
+    def _count_matches(conn: sqlite3.Connection, fts: str, match: str, cap: int) -> int:
+        """How many documents match, counting no further than ``cap``."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
+        return int(conn.execute(sql, (match, cap)).fetchone()[0])
 
     def _unindex_user(self, conn: sqlite3.Connection, user_id: str) -> None:
         fts = migrations.fts_table(keyword_shard(user_id))
