@@ -79,20 +79,24 @@ def rank(
             wd = weights.cross_dense_weight_dialogue if records[c.id].dialogue else weights.cross_dense_weight
             base[c.id] = wd * dense.get(c.id, 0.0) + (1.0 - wd) * cross_keyword.get(c.id, 0.0)
     neighbour = _neighbour_relevance(present, records, base, weights.context_window_seconds) if weights.context_boost else {}
+    boost = weights.context_boost
     mix_total = weights.relevance_weight + weights.recency_weight
-    hits: list[Ranked] = []
+    w_rel, w_rec = weights.relevance_weight / mix_total, weights.recency_weight / mix_total
+    half_life, fresh_base, fresh_max = weights.recency_half_life_days, weights.freshness_base, weights.freshness_max_days
+    imp_floor, imp_scale = 1.0 - weights.importance_weight, 2.0 * weights.importance_weight
+    scored: list[tuple[float, float, str, Candidate]] = []
     for c in present:
         row = records[c.id]
-        updated_at, importance = row.updated_at, row.importance
-        relevance = (base[c.id] + weights.context_boost * neighbour.get(c.id, 0.0)) / (1.0 + weights.context_boost)
-        age_days = max(0.0, (now - updated_at) / _DAY)
-        recency = 0.5 ** (age_days / weights.recency_half_life_days)
-        score = (weights.relevance_weight * relevance + weights.recency_weight * recency) / mix_total
-        score *= weights.freshness_base ** min(age_days, weights.freshness_max_days)
-        score *= (1.0 - weights.importance_weight) + weights.importance_weight * 2.0 * importance
-        hits.append(Ranked(c.id, score, relevance, c.dense, c.keyword))
-    hits.sort(key=lambda h: (-h.score, -h.relevance, h.id))
-    return hits[:top_k]
+        relevance = (base[c.id] + boost * neighbour.get(c.id, 0.0)) / (1.0 + boost)
+        age_days = (now - row.updated_at) / _DAY
+        if age_days < 0.0:
+            age_days = 0.0
+        score = w_rel * relevance + w_rec * 0.5 ** (age_days / half_life)
+        score *= fresh_base ** (age_days if age_days < fresh_max else fresh_max)
+        score *= imp_floor + imp_scale * row.importance
+        scored.append((-score, -relevance, c.id, c))
+    scored.sort(key=lambda s: s[:3])  # ids are unique: the candidate itself is never compared
+    return [Ranked(mid, -neg_score, -neg_rel, c.dense, c.keyword) for neg_score, neg_rel, mid, c in scored[:top_k]]
 
 
 def _cross_keyword(

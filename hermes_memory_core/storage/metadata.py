@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from hermes_memory_core.types import MemoryRecord, MemoryVersion
 
@@ -107,12 +107,12 @@ class NewMemory:
     lang: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RankRow:
+class RankRow(NamedTuple):
     """The light columns ranking needs of one active memory (full records are built for returned hits only).
 
     ``version``, ``memory_type`` and ``access_count`` bring a cached copy of the record up to date, or show it is
-    stale.
+    stale. A named tuple, not a dataclass: a search builds one per candidate straight from a SQL row (its columns
+    in this order), ~5× cheaper; so ``dialogue`` is read for its truth (SQLite gives 0/1, PostgreSQL a bool).
     """
 
     session_id: str | None

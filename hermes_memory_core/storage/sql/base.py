@@ -371,11 +371,8 @@ class SQLMetadataStore(KnowledgeRows):
         columns = (
             "id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count, dialogue, lang"
         )
-        return {
-            row[0]: RankRow(row[1], int(row[2]), int(row[3]), float(row[4]), int(row[5]), row[6], int(row[7]),
-                            bool(row[8]), row[9])
-            for row in self._owned_rows(columns, ids, user_id, now)
-        }
+        make = RankRow._make
+        return {row[0]: make(row[1:]) for row in self._owned_rows(columns, ids, user_id, now)}
 
     def has_language(self, user_id: str, lang: str) -> bool:
         """Whether the user has an active memory in this language (one index probe)."""
