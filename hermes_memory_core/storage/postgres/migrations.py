@@ -161,6 +161,15 @@ INSERT INTO memory_meta (key, value) VALUES ('language_backfill', '1')
     ON CONFLICT (key) DO UPDATE SET value = excluded.value
 """
 
+# The keyword leg reads a user's postings of the query terms: with their frequencies in the primary key's index
+# (INCLUDE), that is an index-only scan instead of one random heap read per posting (at 100k memories, continuous
+# use: keyword leg p95 59 → 20 ms on this alone).
+_M007 = """
+ALTER TABLE memory_keyword_terms DROP CONSTRAINT memory_keyword_terms_pkey;
+ALTER TABLE memory_keyword_terms ADD CONSTRAINT memory_keyword_terms_pkey
+    PRIMARY KEY (user_id, term, memory_id) INCLUDE (tf, ctf, doc_length)
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -169,6 +178,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m004_keyword_context", _M004),
     ("m005_dialogue_flag", _M005),
     ("m006_language", _M006),
+    ("m007_keyword_upkeep", _M007),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

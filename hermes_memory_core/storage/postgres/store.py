@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import re
 import sqlite3
 import threading
@@ -37,7 +38,7 @@ from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordF
 from hermes_memory_core.storage.postgres import migrations as postgres_migrations
 from hermes_memory_core.storage.postgres.schema import schema_problems, store_lock_key
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
-from hermes_memory_core.storage.sql.shards import keyword_shard
+from hermes_memory_core.storage.sql.shards import keyword_shard, weighty_terms
 from hermes_memory_core.storage.sqlite import migrations as sqlite_migrations
 
 __all__ = ["COPY_TABLES", "PostgresMetadataStore"]
@@ -358,60 +359,62 @@ class PostgresMetadataStore(SQLMetadataStore):
 
         Document count, average length and document frequencies are those of the user's keyword shard, exactly
         as FTS5 sees its shard table, so a store restored from SQLite into PostgreSQL (or back) ranks the same:
-        ``idf = ln((N - df + 0.5) / (df + 0.5))`` (1e-6 when not positive), k1 = 1.2, b = 0.75.
+        ``idf = ln((N - df + 0.5) / (df + 0.5))`` (1e-6 when not positive), k1 = 1.2, b = 0.75. Terms at that
+        floor leave the query as in SQLite (:mod:`~hermes_memory_core.storage.sqlite.term_weights`): their postings,
+        a user's whole memory for a speaker's name, are never read.
         """
         if not terms:
             return []
         terms = list(dict.fromkeys(terms))
         shard = keyword_shard(user_id)
-        # with no weight on the context field only memories whose own tokens match count (FTS5's column filter)
-        own_only = "AND tf > 0" if context_weight <= 0 else ""
-        scored = (
-            "WITH st AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl "
-            "            FROM memory_keyword_docs WHERE shard = ?), "
-            "df AS (SELECT term, count(*)::float8 AS df FROM memory_keyword_terms "
-            f"       WHERE shard = ? AND term = ANY(?::text[]) {own_only} GROUP BY term), "
-            "idf AS (SELECT df.term, CASE WHEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) > 0 "
-            "        THEN ln((st.n - df.df + 0.5) / (df.df + 0.5)) ELSE 1e-6 END AS w FROM df CROSS JOIN st), "
-            "tf AS (SELECT t.memory_id, t.term, t.doc_length, (t.tf + ?::float8 * t.ctf) AS f "
-            "       FROM memory_keyword_terms t WHERE t.user_id = ? AND t.term = ANY(?::text[])), "
-            f"scored AS (SELECT tf.memory_id, round(sum(idf.w * tf.f * {_K1 + 1} / "
-            f"       (tf.f + {_K1} * ({1 - _B} + {_B} * tf.doc_length / st.avgdl)))::numeric, 9)::float8 AS score "
-            "       FROM tf JOIN idf ON idf.term = tf.term CROSS JOIN st "
-            f"       WHERE {'tf.f > 0' if own_only else 'true'} GROUP BY tf.memory_id) "
-        )
-        head = [shard, shard, terms, float(context_weight), user_id, terms]
-        where, params = self._filters(flt or KeywordFilter())
+        own_only = context_weight <= 0  # then only memories whose own tokens match count (FTS5's column filter)
         conn = self.reader()
-        # Two steps, as in SQLite: rank the postings alone, then check the filters of the best by primary key; only
-        # when filters leave too few while more matches exist does one joined query rank the filtered set.
-        fetch = limit * 3
-        ranked = [
-            (r[0], float(r[1]))
-            for r in conn.execute(
-                scored + "SELECT memory_id, score FROM scored ORDER BY score DESC, memory_id LIMIT ?",
-                [*head, fetch],
-            )
-        ]
-        if not ranked:
-            return []
-        keep = {
-            r[0]
-            for r in conn.execute(
-                f"SELECT e.id FROM memory_entries e WHERE e.id = ANY(?::text[]) AND e.user_id = ? "
-                f"AND e.is_active = 1 {where}",
-                [[mid for mid, _ in ranked], user_id, *params],
-            )
-        }
-        out = [hit for hit in ranked if hit[0] in keep]
-        if len(out) >= limit or len(ranked) < fetch:
-            return out[:limit]
         rows = conn.execute(
-            scored + "SELECT s.memory_id, s.score FROM scored s JOIN memory_entries e ON e.id = s.memory_id "
-            f"WHERE e.user_id = ? AND e.is_active = 1 {where} ORDER BY s.score DESC, s.memory_id LIMIT ?",
+            "WITH st AS (SELECT count(*) AS n, coalesce(avg(length), 1)::float8 AS avgdl "
+            "            FROM memory_keyword_docs WHERE shard = ?) "
+            "SELECT st.n, st.avgdl, df.term, df.df FROM st LEFT JOIN (SELECT term, count(*) AS df "
+            f"  FROM memory_keyword_terms WHERE shard = ? AND term = ANY(?::text[]) {'AND tf > 0' if own_only else ''} "
+            "  GROUP BY term) df ON true",
+            [shard, shard, terms],
+        ).fetchall()
+        docs, avgdl = (int(rows[0][0]), float(rows[0][1])) if rows else (0, 1.0)
+        counts = {r[2]: int(r[3]) for r in rows if r[2] is not None}
+        kept = [t for t in weighty_terms(terms, counts, docs) if counts.get(t)]
+        if not kept:
+            return []
+        idf = {t: math.log((docs - counts[t] + 0.5) / (counts[t] + 0.5)) for t in kept}
+        weights = [x for t in kept for x in (t, idf[t] if idf[t] > 0 else 1e-6)]
+        f = "(t.tf + ?::float8 * t.ctf)"
+        scored = (
+            f"WITH scored AS (SELECT t.memory_id, sum((CASE t.term {' '.join('WHEN ? THEN ?::float8' for _ in kept)} END)"
+            f"       * {f} * {_K1 + 1}::float8 / ({f} + {_K1}::float8 * ({1 - _B}::float8 + {_B}::float8 * t.doc_length "
+            "       / ?::float8))) AS raw "
+            "       FROM memory_keyword_terms t WHERE t.user_id = ? AND t.term = ANY(?::text[]) "
+            f"       {'AND t.tf > 0' if own_only else ''} GROUP BY t.memory_id) "
+        )
+        head = [*weights, float(context_weight), float(context_weight), avgdl, user_id, kept]
+        where, params = self._filters(flt or KeywordFilter())
+        # One statement, as in SQLite: the postings' best 3 × limit (scores rounded for those only), each with
+        # whether its memory passes the filters (checked by primary key). Only when filters leave too few while
+        # more matches exist does a joined query rank the filtered set.
+        fetch = limit * 3
+        top = conn.execute(
+            scored + ", top AS (SELECT memory_id, raw FROM scored ORDER BY raw DESC LIMIT ?) "
+            "SELECT top.memory_id, round(top.raw::numeric, 9)::float8, e.id IS NOT NULL FROM top "
+            f"LEFT JOIN memory_entries e ON e.id = top.memory_id AND e.user_id = ? AND e.is_active = 1 {where}",
+            [*head, fetch, user_id, *params],
+        ).fetchall()
+        # scores rounded to 9 decimals and ties broken by memory id, as in every backend
+        out = sorted(((r[0], float(r[1])) for r in top if r[2]), key=lambda h: (-h[1], h[0]))
+        if len(out) >= limit or len(top) < fetch:
+            return out[:limit]
+        filtered = conn.execute(
+            scored + "SELECT s.memory_id, round(s.raw::numeric, 9)::float8 AS score FROM scored s "
+            f"JOIN memory_entries e ON e.id = s.memory_id WHERE e.user_id = ? AND e.is_active = 1 {where} "
+            "ORDER BY score DESC, s.memory_id LIMIT ?",
             [*head, user_id, *params, limit],
         )
-        return [(r[0], float(r[1])) for r in rows]
+        return [(r[0], float(r[1])) for r in filtered]
 
     def _unindex_user(self, conn: Any, user_id: str) -> None:
         conn.execute("DELETE FROM memory_keyword_docs WHERE user_id = ?", (user_id,))  # postings cascade

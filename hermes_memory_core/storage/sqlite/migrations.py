@@ -207,6 +207,15 @@ def m006_language(conn: sqlite3.Connection) -> None:
         )
 
 
+def m007_keyword_upkeep(conn: sqlite3.Connection) -> None:
+    """Let an FTS5 ``merge`` command merge a level as soon as it holds two segments (``usermerge``; the default 4
+    left a store filled session by session with many small segments): the store's background merge (see
+    :mod:`~hermes_memory_core.storage.sqlite.upkeep`) then keeps each shard near one segment per level."""
+    for shard in range(KEYWORD_SHARDS):
+        table = fts_table(shard)
+        conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('usermerge', 2)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -214,6 +223,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m004_keyword_context,
     m005_dialogue_flag,
     m006_language,
+    m007_keyword_upkeep,
 ]
 
 

@@ -21,6 +21,8 @@ from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import schema_problems
+from hermes_memory_core.storage.sqlite.term_weights import TermWeights, column_filter, quoted, shard_averages
+from hermes_memory_core.storage.sqlite.upkeep import SegmentMerger
 
 __all__ = ["SQLiteMetadataStore"]
 
@@ -34,37 +36,21 @@ _PRAGMAS = (
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
-    terms = " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
-    columns = "{tokens context}" if with_context else "tokens"
-    return f'user_key : "{user}" AND {columns} : ({terms})'
+    terms = " OR ".join(quoted(t) for t in tokens)
+    return f'user_key : "{user}" AND {column_filter(with_context)} : ({terms})'
 
-
-def _varints(blob: bytes) -> list[int]:
-    """SQLite's variable-length integers (big-endian, 7 bits a byte, a 9th byte of 8 bits), as FTS5 writes them."""
-    out: list[int] = []
-    i = 0
-    while i < len(blob):
-        value = 0
-        for n in range(9):
-            byte = blob[i]
-            i += 1
-            if n == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
 
 class SQLiteMetadataStore(SQLMetadataStore):
     """The embedded metadata store: one SQLite file, FTS5 keyword index, online-backup exports.
 
     Args:
         path: Database file (``":memory:"`` is not supported: readers need a shared file).
+        background_merge: Merge the keyword index's new segments on a daemon thread after each write (see
+            :mod:`~hermes_memory_core.storage.sqlite.upkeep`); False leaves them for
+            :meth:`merge_keyword_segments`.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, background_merge: bool = True) -> None:
         super().__init__()
         self.path = Path(path)
         self._write_lock = threading.RLock()
@@ -75,6 +61,8 @@ class SQLiteMetadataStore(SQLMetadataStore):
         self._depth = 0
         self._closed = False
         self.location = str(self.path)
+        self._term_weights = TermWeights()
+        self._merger = SegmentMerger(self.atomic, migrations.fts_table, background=background_merge)
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -115,6 +103,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         return conn
 
     def close(self) -> None:
+        self._merger.close()  # before the write lock: a merge step in progress needs it to finish
         with self._write_lock:
             self._closed = True
             if self._writer is not None:
@@ -153,6 +142,12 @@ class SQLiteMetadataStore(SQLMetadataStore):
             else:
                 self._depth -= 1
                 conn.execute(commit)
+        if self._depth == 0:
+            self._merger.kick()
+
+    def merge_keyword_segments(self) -> None:
+        """Merge, now and in this thread, the keyword segments writes left (what the background merge does)."""
+        self._merger.run_pending()
 
     def applied_migrations(self) -> list[str]:
         return migrations.applied(self.reader())
@@ -165,6 +160,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
     ) -> None:
         shard = keyword_shard(user_id)
+        self._merger.touched(shard)
         row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is None:
             doc = conn.execute(
@@ -182,6 +178,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
     def _unindex_keywords(self, conn: sqlite3.Connection, memory_id: str) -> None:
         row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is not None:
+            self._merger.touched(row[1])
             conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (row[0],))
             conn.execute("DELETE FROM memory_keyword_docs WHERE doc = ?", (row[0],))
 
@@ -195,7 +192,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
     ) -> list[tuple[str, float]]:
         """BM25 over one user's active memories. Returns ``(id, score)`` with higher scores better.
 
-        FTS5 weighs each column's term frequency: own tokens 1.0, conversational context ``context_weight``.
+        FTS5 weighs each column's term frequency: own tokens 1.0, conversational context ``context_weight``. Terms
+        in at least half of the shard's rows (weight at FTS5's floor) are left out of the query
+        (:class:`~hermes_memory_core.storage.sqlite.term_weights.TermWeights`).
 
         One statement does the usual case: FTS5 ranks its own top ``3 × limit`` documents (no join), and only those
         are mapped to memories and checked against the filters by primary key. If filtering leaves too few while
@@ -203,10 +202,12 @@ class SQLiteMetadataStore(SQLMetadataStore):
         """
         if not terms:
             return []
-        match = _fts_query(user_key(user_id), list(dict.fromkeys(terms)), context_weight > 0)
         fts = migrations.fts_table(keyword_shard(user_id))
-        where, params = self._filters(flt or KeywordFilter())
         conn = self.reader()
+        with_context = context_weight > 0
+        weighty = self._term_weights.weighty(conn, fts, list(dict.fromkeys(terms)), with_context)
+        match = _fts_query(user_key(user_id), weighty, with_context)
+        where, params = self._filters(flt or KeywordFilter())
         fetch = limit * 3
         # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
         # the same order whatever the last bits of their floating-point sums
@@ -247,15 +248,12 @@ class SQLiteMetadataStore(SQLMetadataStore):
         index's averages record, and per term the rows that hold it in the columns the keyword leg matches."""
         fts = migrations.fts_table(keyword_shard(user_id))
         conn = self.reader()
-        row = conn.execute(f"SELECT block FROM {fts}_data WHERE id = 1").fetchone()  # FTS5_AVERAGES_ROWID
-        numbers = _varints(bytes(row[0])) if row is not None and row[0] else []
+        numbers = shard_averages(conn, fts)
         docs = numbers[0] if numbers else 0
         avg = sum(numbers[1:]) / docs if docs else 1.0
-        columns = "{tokens context}" if context_weight > 0 else "tokens"
+        columns = column_filter(context_weight > 0)
         df = {
-            t: int(conn.execute(
-                f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'{columns} : "{t.replace(chr(34), chr(34) * 2)}"',)
-            ).fetchone()[0])
+            t: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f"{columns} : {quoted(t)}",)).fetchone()[0])
             for t in dict.fromkeys(terms)
         }
         return KeywordStats(docs, avg or 1.0, df)

@@ -26,7 +26,7 @@ from tests.conftest import NEEDS_POSTGRES, POSTGRES_URL, TEST_KEY, fresh_schema
 
 MIGRATION_NAMES = [
     "m001_initial", "m002_keyword_index", "m003_sessions", "m004_keyword_context", "m005_dialogue_flag",
-    "m006_language",
+    "m006_language", "m007_keyword_upkeep",
 ]
 SEALED = ("permanent",)
 CORPUS = [
@@ -473,3 +473,31 @@ def test_erasure_rows_and_intents(store: SQLMetadataStore) -> None:
     assert store.counts()["by_user"] == {"u2": 1} and store.access_log(rec(1, "").id) == []
     assert search(store, "u1", ["gone"], 5) == [] and [n(m) for m, _ in search(store, "u2", ["kept"], 5)] == [3]
     assert SessionStore(store).turns("u1", "s") == [] and len(SessionStore(store).turns("u2", "s")) == 1
+
+
+def test_words_in_half_of_a_large_shard_leave_the_keyword_leg(store: SQLMetadataStore) -> None:
+    """A word in most memories (a speaker's name) has BM25's floor weight: both backends leave it out of a large
+    shard's query, so what it alone matches is no candidate, and everything else scores as before."""
+    from hermes_memory_core.retrieval.as_of import bm25
+    from hermes_memory_core.storage.sql.shards import PRUNE_MIN_ROWS
+
+    texts = [f"Caroline talked about chapter {i}" + (" and her violin" if i % 80 == 0 else "")
+             for i in range(PRUNE_MIN_ROWS + 40)]
+    add(store, *[rec(i, t) for i, t in enumerate(texts)])
+    name, violin = tokenize_query("Caroline"), tokenize_query("violin")
+    found = search(store, "u1", [*name, *violin], 50, context_weight=0.0)
+    assert sorted(n(m) for m, _ in found) == [0, 80, 160]
+    stats = store.keyword_stats("u1", [*name, *violin], 0.0)
+    for mid, score in found:  # the name's share of a full BM25 score is FTS5's 1e-6 floor
+        assert bm25(store.codec.index_tokens("long_term", texts[n(mid)]), [*name, *violin], stats) == pytest.approx(
+            score, abs=1e-5)
+    assert len(search(store, "u1", name, 5, context_weight=0.0)) == 5  # asked alone, the commonest word still answers
+    # the shard grows: "violin" is now in more than half of it too, and only the rarer word stays
+    add(store, *[rec(1_000 + i, f"Caroline had a violin lesson {i}") for i in range(PRUNE_MIN_ROWS + 100)],
+        rec(5_000, "Caroline keeps her violin next to the piano"))
+    assert [n(m) for m, _ in search(store, "u1", [*name, *violin, *tokenize_query("piano")], 50, 0.0)] == [5_000]
+
+
+def test_a_small_shard_keeps_every_word(store: SQLMetadataStore) -> None:
+    add(store, rec(1, "Caroline plays the violin"), rec(2, "Caroline paints"))
+    assert sorted(n(m) for m, _ in search(store, "u1", tokenize_query("Caroline violin"), 5)) == [1, 2]

@@ -102,3 +102,53 @@ def test_a_store_from_before_the_context_field_is_rebuilt_at_open(tmp_path, embe
         assert [(h.id, round(h.score, 6)) for h in mem.search("running", user_id="u", now=1_700_000_100)] == before
         assert {ask, answer} <= {h.id for h in mem.search("running", user_id="u")}
         assert mem.search("passport", user_id="u")[0].id == secret  # hashed tokens, rebuilt with the key
+
+
+def _segments(store: SQLiteMetadataStore) -> int:
+    conn = store.reader()
+    return sum(int(conn.execute(f"SELECT count(DISTINCT segid) FROM {migrations.fts_table(s)}_idx").fetchone()[0])
+               for s in range(migrations.KEYWORD_SHARDS))
+
+
+def _fill_session_by_session(store: SQLiteMetadataStore, sessions: int = 40) -> None:
+    from hermes_memory_core.storage.metadata import NewMemory
+    from hermes_memory_core.types import MemoryRecord, MemoryType
+
+    for s in range(sessions):  # one write transaction per session, as an agent's memory fills
+        rows = [MemoryRecord(f"00000000-0000-4000-8000-{s * 10 + i:012d}", "u", f"s{s}", f"turn {i} of talk {s} about "
+                             f"{['tea', 'rain', 'bikes', 'maps'][i % 4]}", MemoryType.LONG_TERM, 0.5, 0,
+                             1_000 + s * 100 + i, 1_000 + s * 100 + i, None, 1, (), {}) for i in range(5)]
+        store.insert([NewMemory(r, True) for r in rows], note="test")
+
+
+def test_keyword_segments_merge_without_changing_a_result(tmp_path: Path) -> None:
+    """Each write leaves an FTS5 segment; the merge (here run by hand) reads fewer and answers the same."""
+    store = SQLiteMetadataStore(tmp_path / "m.sqlite", background_merge=False)
+    store.open()
+    _fill_session_by_session(store)
+    before, segments = store.keyword_search("u", ["bike", "rain", "talk"], 40), _segments(store)
+    store.merge_keyword_segments()
+    assert _segments(store) < segments and _segments(store) <= 3
+    assert store.keyword_search("u", ["bike", "rain", "talk"], 40) == before
+    assert store.integrity_check() == "ok"
+    store.close()
+
+
+def test_the_store_merges_its_keyword_segments_by_itself(tmp_path: Path) -> None:
+    import time
+
+    paused = SQLiteMetadataStore(tmp_path / "a.sqlite", background_merge=False)
+    paused.open()
+    _fill_session_by_session(paused)
+    store = SQLiteMetadataStore(tmp_path / "b.sqlite")
+    store.open()
+    _fill_session_by_session(store)
+    deadline = time.monotonic() + 30
+    while not store._merger.idle() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store._merger.idle() and store._merger.steps > 0
+    assert _segments(store) < _segments(paused)
+    assert store.keyword_search("u", ["tea", "map"], 40) == paused.keyword_search("u", ["tea", "map"], 40)
+    store.close()  # a closed store's merge thread has stopped
+    assert store._merger._thread is not None and not store._merger._thread.is_alive()
+    paused.close()

@@ -67,7 +67,10 @@ def _files_holding(root: Path, needles: list[bytes]) -> dict[str, list[bytes]]:
     found: dict[str, list[bytes]] = {}
     for base, _dirs, files in os.walk(root):
         for name in files:
-            data = Path(base, name).read_bytes()
+            try:
+                data = Path(base, name).read_bytes()
+            except FileNotFoundError:  # removed while we walked (PostgreSQL rewrites its relation-cache file)
+                continue
             hits = [n for n in needles if n in data]
             if hits:
                 found[os.path.join(base, name)] = hits
