@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.errors import ConsistencyError, DimensionMismatchError
+from hermes_memory_core.errors import BackendUnavailableError, DimensionMismatchError, StoreClosedError
 from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
 
 __all__ = ["QdrantClientVectorStore"]
@@ -61,7 +61,7 @@ class QdrantClientVectorStore:
         try:
             exists = client.collection_exists(self.name)
         except Exception as exc:
-            raise ConsistencyError(f"cannot reach Qdrant at {self.url}: {exc}") from exc
+            raise BackendUnavailableError(f"cannot reach Qdrant at {self.url}: {exc}") from exc
         if exists:
             info = client.get_collection(self.name)
             params = info.config.params.vectors
@@ -88,7 +88,7 @@ class QdrantClientVectorStore:
 
     def _need(self) -> Any:
         if self._client is None:
-            raise ConsistencyError("the vector store is not open")
+            raise StoreClosedError("the vector store is not open")
         return self._client
 
     def close(self) -> None:

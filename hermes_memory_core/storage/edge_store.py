@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.errors import ConsistencyError, DimensionMismatchError, StoreLockedError
+from hermes_memory_core.errors import ConsistencyError, DimensionMismatchError, StoreClosedError, StoreLockedError
 from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
 
 __all__ = ["EdgeVectorStore"]
@@ -119,7 +119,7 @@ class EdgeVectorStore:
 
     def _need(self) -> Any:
         if self._shard is None:
-            raise ConsistencyError("the vector store is not open")
+            raise StoreClosedError("the vector store is not open")
         return self._shard
 
     def close(self) -> None:

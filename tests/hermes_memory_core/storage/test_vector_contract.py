@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hermes_memory_core import DimensionMismatchError
+from hermes_memory_core import BackendUnavailableError, DimensionMismatchError, StoreClosedError
 from hermes_memory_core.storage.client_store import QdrantClientVectorStore
 from hermes_memory_core.storage.edge_store import EdgeVectorStore
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, VectorStore
@@ -228,3 +228,15 @@ def test_compact_deleted_keeps_live_points_and_drops_deleted_bytes(factory: Fact
         for name in files:
             data = Path(base, name).read_bytes()
             assert b"erased-user-x" not in data and b"erasedtagx" not in data, name
+
+
+def test_a_closed_store_says_so(store: VectorStore) -> None:
+    store.close()
+    with pytest.raises(StoreClosedError, match="not open"):
+        store.search(np.ones(DIM, dtype=np.float32), 1, VectorFilter("u"))
+
+
+def test_an_unreachable_server_is_a_backend_error() -> None:
+    """Port 1 on the loopback refuses at once: the error names the URL, and is the one server mode raises."""
+    with pytest.raises(BackendUnavailableError, match=r"cannot reach Qdrant at http://127\.0\.0\.1:1"):
+        QdrantClientVectorStore("http://127.0.0.1:1", DIM, "contract").open()
