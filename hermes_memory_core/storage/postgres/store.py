@@ -176,6 +176,10 @@ class PostgresMetadataStore(SQLMetadataStore):
 
         def configure(conn: Any) -> None:
             conn.execute(sql.SQL("SET search_path TO {}").format(schema_id))
+            # psycopg prepares a statement run 5 times, and PostgreSQL then tends to a generic plan, blind to the
+            # values: for "this user's rows in language X ... LIMIT 1" that plan is a sequential scan of every
+            # user's rows (28 ms at 100k) where the value-aware plan probes an index (0.03 ms). Plan with the values.
+            conn.execute("SET plan_cache_mode = force_custom_plan")
 
         try:  # one direct connection first: fails fast with the server's own message, migrates, holds the lock
             raw = psycopg.connect(self.url, autocommit=True, connect_timeout=10)

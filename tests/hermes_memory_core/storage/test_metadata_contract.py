@@ -501,3 +501,31 @@ def test_words_in_half_of_a_large_shard_leave_the_keyword_leg(store: SQLMetadata
 def test_a_small_shard_keeps_every_word(store: SQLMetadataStore) -> None:
     add(store, rec(1, "Caroline plays the violin"), rec(2, "Caroline paints"))
     assert sorted(n(m) for m, _ in search(store, "u1", tokenize_query("Caroline violin"), 5)) == [1, 2]
+
+
+@NEEDS_POSTGRES
+@pytest.mark.server
+def test_postgres_plans_repeated_reads_with_their_values(tmp_path: Path) -> None:
+    """A statement run again and again (psycopg prepares it) keeps a plan made for its values: "has this user a
+    memory in Chinese" probes the (user, language) index instead of a generic plan's scan of every user's rows
+    (28 ms instead of 0.03 ms at 100k memories)."""
+    store = _postgres(tmp_path, fresh_schema())
+    store.open()
+    try:
+        with store.atomic() as conn:
+            conn.execute(
+                "INSERT INTO memory_entries (id, user_id, content, memory_type, created_at, updated_at, lang) "
+                "SELECT 'm' || i, 'u' || (i % 3), 'text', 'long_term', i, i, 'en' FROM generate_series(1, 6000) i"
+            )
+            conn.execute("ANALYZE memory_entries")
+        with store.connection() as raw:
+            raw.execute("PREPARE probe(text, text) AS SELECT 1 FROM memory_entries "
+                        "WHERE user_id = $1 AND lang = $2 AND is_active = 1 LIMIT 1")
+            for _ in range(8):  # past PostgreSQL's 5 custom plans, when it may switch to a generic one
+                raw.execute("EXECUTE probe('u1', 'zh')").fetchall()
+            plan = "\n".join(r[0] for r in raw.execute("EXPLAIN EXECUTE probe('u1', 'zh')"))
+            raw.execute("DEALLOCATE probe")
+        assert "Seq Scan" not in plan and "idx_entries_user_lang" in plan, plan
+        assert store.has_language("u1", "en") and not store.has_language("u1", "zh")
+    finally:
+        store.close()
