@@ -77,8 +77,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- hermes-agent
 def cmd_hermes_agent(args: argparse.Namespace) -> int:
     """Install, remove or inspect the Hermes Agent plugin folder."""
-    from hermes_memory_agents.hermes_agent import PROVIDER_NAME, read_settings
     from hermes_memory_agents.hermes_install import install_plugin, plugin_dir, uninstall_plugin
+    from hermes_memory_agents.hermes_settings import PROVIDER_NAME, read_settings
 
     if args.action == "install":
         res = install_plugin(args.hermes_home, force=args.force)
@@ -98,7 +98,7 @@ def cmd_hermes_agent(args: argparse.Namespace) -> int:
     status: dict[str, Any] = {"plugin_dir": str(folder), "installed": (folder / "__init__.py").exists()}
     active = None
     try:
-        from hermes_memory_agents.hermes_agent import load_yaml_config
+        from hermes_memory_agents.hermes_settings import load_yaml_config
 
         memory = load_yaml_config(home / "config.yaml").get("memory") or {}
         active = memory.get("provider") if isinstance(memory, dict) else None

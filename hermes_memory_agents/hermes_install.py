@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import hermes_memory_core
-from hermes_memory_agents.hermes_agent import PROVIDER_NAME, default_hermes_home
+from hermes_memory_agents.hermes_settings import PROVIDER_NAME, default_hermes_home
 from hermes_memory_core import ConfigError
 
 __all__ = [
