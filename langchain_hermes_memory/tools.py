@@ -119,7 +119,7 @@ class _MemoryTools:
                                               caller=self.caller)
                 if result.id is None:
                     raise ToolException(f"Not stored: {result.reason}.")
-                return f"created memory {result.id}"
+                return _CREATE_ANSWERS.get(result.action, "created memory {id}").format(id=result.id)
             assert memory_id is not None
             if action == "update":
                 assert content is not None
@@ -144,6 +144,15 @@ class _MemoryTools:
         return _hits_json(hits)
 
 
+#: What ``manage_memory(action="create")`` answers, by what ``remember`` did: only a new memory is "created".
+_CREATE_ANSWERS = {
+    "added": "created memory {id}",
+    "duplicate": "memory {id} already holds this; nothing new was stored",
+    "versioned": "updated memory {id}: this is its new version",
+    "kept_apart": "created memory {id}, kept apart from a fact recorded with more authority",
+}
+
+
 def create_memory_tools(
     memory: MemoryProvider,
     user_id: str | None = None,
@@ -155,7 +164,9 @@ def create_memory_tools(
     """``manage_memory`` and ``search_memory``: LangMem's memory tools, over Hermes Memory.
 
     ``manage_memory(content, action="create" | "update" | "delete", id)`` answers ``"created memory <id>"``
-    (``updated`` / ``deleted``) and ``search_memory(query, limit=5)`` a JSON list of
+    (``updated`` / ``deleted``; a create the user's memory already holds answers ``"memory <id> already holds
+    this; nothing new was stored"``, one that changes a fact on the same topic ``"updated memory <id>: this is its
+    new version"``) and ``search_memory(query, limit=5)`` a JSON list of
     ``{"id", "content", "memory_type", "score", "updated_at"}``, best first, over the user's long-term (and, for a
     ``caller`` who may read them, permanent) memories. A refused write (the injection guard, an unknown id, another
     user's id) comes back to the model as the tool's error message, not as an exception.

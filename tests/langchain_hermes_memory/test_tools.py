@@ -36,6 +36,18 @@ def test_create_search_update_delete(mem: MemoryProvider) -> None:
     assert json.loads(search.invoke({"query": "seats"}, ALICE)) == []
 
 
+def test_a_repeated_or_changed_fact_is_not_reported_as_created(mem: MemoryProvider) -> None:
+    """The model is told what happened: a fact the user's memory already holds is stored once, and a change of a
+    fact becomes its new version (the core's one-memory-per-fact rules)."""
+    manage, _search = create_memory_tools(mem)
+    mid = _id(manage.invoke({"content": "I drink a cup of black coffee every morning"}, ALICE))
+    again = manage.invoke({"content": "I drink a cup of black coffee every morning"}, ALICE)
+    assert again == f"memory {mid} already holds this; nothing new was stored"
+    changed = manage.invoke({"content": "I no longer drink coffee"}, ALICE)
+    assert changed == f"updated memory {mid}: this is its new version", changed
+    assert len(mem.history(mid)) == 2 and mem.stats().by_type["long_term"] == 1
+
+
 def test_a_user_reaches_only_their_own_memories(mem: MemoryProvider) -> None:
     bob_id = mem.add("Bob keeps bees", user_id="bob")
     manage, search = create_memory_tools(mem, user_id="alice")
