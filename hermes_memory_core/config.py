@@ -148,7 +148,14 @@ class RankingConfig(_Strict):
         description="How a cross-language memory's keyword score is scaled: against the best keyword match of its "
         "own language ('language') or min-max over all candidates ('all').",
     )
-    candidate_multiplier: int = Field(4, ge=1, le=50, description="Each leg fetches top_k * this many candidates.")
+    candidate_multiplier: int = Field(
+        1,
+        ge=1,
+        le=50,
+        description="Each leg fetches top_k * this many candidates (and at least min_candidates). With 1, every top_k "
+        "up to min_candidates ranks the same candidates, so a longer list always starts with the shorter one (with 4, "
+        "top_k 5 and 20 disagreed on the first hit for 7% of LoCoMo questions, and R@20 was 0.779 instead of 0.783).",
+    )
     min_candidates: int = Field(40, ge=1, le=10_000, description="Each leg fetches at least this many candidates.")
 
     @model_validator(mode="after")
