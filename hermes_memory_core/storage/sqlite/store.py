@@ -78,6 +78,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
             ConsistencyError: The file holds a trigger, a view or another object our migrations did not create.
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._term_weights.forget()
         self._writer = self._connect()
         with self._write_lock:
             migrations.apply_pending(self._writer)
@@ -161,6 +162,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
     ) -> None:
         shard = keyword_shard(user_id)
         self._merger.touched(shard)
+        self._term_weights.changed(migrations.fts_table(shard))
         row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is None:
             doc = conn.execute(
@@ -179,6 +181,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
         if row is not None:
             self._merger.touched(row[1])
+            self._term_weights.changed(migrations.fts_table(row[1]))
             conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (row[0],))
             conn.execute("DELETE FROM memory_keyword_docs WHERE doc = ?", (row[0],))
 
@@ -242,6 +245,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         docs = "SELECT d.doc FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id WHERE e.user_id = ?"
         conn.execute(f"DELETE FROM {fts} WHERE rowid IN ({docs})", (user_id,))
         conn.execute(f"DELETE FROM memory_keyword_docs WHERE doc IN ({docs})", (user_id,))
+        self._term_weights.forget()
 
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
         """FTS5's own BM25 statistics of the user's shard: row count and mean row size (every column) from the

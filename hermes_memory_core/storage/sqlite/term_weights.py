@@ -7,9 +7,10 @@ speaker's name is in nearly every row, and one such word made a question rank al
 (1.2 ms of a 1.5 ms keyword leg at ~550 memories per user). :class:`TermWeights` drops those terms before the
 query is built.
 
-Document frequencies are counted once per shard and term and reused while the shard's row count has moved by at
-most 1/20 since (a term then moved by at most as much, so only terms already within a few percent of the floor
-could change side — their weight is near zero either way). Small shards are left
+Document frequencies are counted once per shard and term and reused while at most 1/20 of the shard's rows have
+been written since (added, changed or removed, as the store reports with :meth:`TermWeights.changed`; the embedded
+store is its files' only writer): a term's count then moved by at most as much, so only terms already within a
+few percent of the floor could change side — their weight is near zero either way. Small shards are left
 alone (see :data:`~hermes_memory_core.storage.sql.shards.PRUNE_MIN_ROWS`; PostgreSQL prunes the same terms in
 its own query).
 """
@@ -65,7 +66,18 @@ class TermWeights:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._df: dict[tuple[str, bool, str], tuple[int, int]] = {}
+        self._df: dict[tuple[str, bool, str], tuple[int, int]] = {}  # -> (count, writes to the shard then)
+        self._writes: dict[str, int] = {}
+
+    def changed(self, fts: str) -> None:
+        """Note one row of ``fts`` added, rewritten or removed."""
+        with self._lock:
+            self._writes[fts] = self._writes.get(fts, 0) + 1
+
+    def forget(self) -> None:
+        """Drop every cached count (the store's files were opened anew, or many rows left at once)."""
+        with self._lock:
+            self._df.clear()
 
     def weighty(self, conn: sqlite3.Connection, fts: str, terms: Sequence[str], with_context: bool) -> list[str]:
         """``terms`` without those in at least half of the shard's rows (their BM25 weight is FTS5's floor).
@@ -80,13 +92,14 @@ class TermWeights:
 
     def _count(self, conn: sqlite3.Connection, fts: str, term: str, with_context: bool, rows: int) -> int:
         key = (fts, with_context, term)
+        writes = self._writes.get(fts, 0)
         cached = self._df.get(key)
-        if cached is not None and abs(rows - cached[1]) * 20 <= cached[1]:
+        if cached is not None and (writes - cached[1]) * 20 <= rows:
             return cached[0]
         match = f"{column_filter(with_context)} : {quoted(term)}"
         df = int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (match,)).fetchone()[0])
         with self._lock:
             if len(self._df) >= _MAX_ENTRIES:
                 self._df.clear()
-            self._df[key] = (df, rows)
+            self._df[key] = (df, writes)
         return df

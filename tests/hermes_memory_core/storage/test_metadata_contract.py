@@ -498,6 +498,21 @@ def test_words_in_half_of_a_large_shard_leave_the_keyword_leg(store: SQLMetadata
     assert [n(m) for m, _ in search(store, "u1", [*name, *violin, *tokenize_query("piano")], 50, 0.0)] == [5_000]
 
 
+def test_rewrites_that_keep_the_shard_size_still_change_which_words_count(store: SQLMetadataStore) -> None:
+    """Which words are too common to count is decided on fresh counts once enough rows were rewritten, even when
+    the shard's size never changed (the embedded store caches the counts)."""
+    from hermes_memory_core.storage.sql.shards import PRUNE_MIN_ROWS
+
+    size = PRUNE_MIN_ROWS + 40
+    add(store, *[rec(i, f"Caroline practised the cello part {i}") for i in range(size)], rec(size, "a viola concert"))
+    cello, viola = tokenize_query("cello"), tokenize_query("viola")
+    assert [n(m) for m, _ in search(store, "u1", [*cello, *viola], 50, context_weight=0.0)] == [size]
+    for i in range(3, size):  # the cello leaves all but three memories; the shard keeps its size
+        store.add_version(rec(i, "").id, f"Caroline practised the flute part {i}", "switched", 2_000, "u1")
+    found = sorted(n(m) for m, _ in search(store, "u1", [*cello, *viola], 50, context_weight=0.0))
+    assert found == [0, 1, 2, size]
+
+
 def test_a_small_shard_keeps_every_word(store: SQLMetadataStore) -> None:
     add(store, rec(1, "Caroline plays the violin"), rec(2, "Caroline paints"))
     assert sorted(n(m) for m, _ in search(store, "u1", tokenize_query("Caroline violin"), 5)) == [1, 2]
