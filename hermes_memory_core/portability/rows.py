@@ -18,24 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import EncryptionKeyError
+from hermes_memory_core.storage.sql.base import ROW_TABLES  # the tables a bundle carries, in foreign-key order
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import is_plain_name
 from hermes_memory_core.trust.at_rest import SealingCodec
 
 __all__ = ["ROW_TABLES", "Selection", "copy_rows", "fresh_file", "row_tables", "sealed_row_problems"]
 
-#: The tables whose rows a bundle carries, in foreign-key order (tables later migrations add follow, by name).
-ROW_TABLES = (
-    "memory_meta",
-    "memory_entries",
-    "memory_versions",
-    "memory_tags",
-    "memory_access_log",
-    "sessions",
-    "session_messages",
-    "session_summaries",
-    "promotion_queue",
-)
 #: Never carried: bookkeeping of the file and the keyword index (rebuilt under the target's key).
 _NOT_ROWS = ("schema_migrations", "sqlite_sequence", "memory_keyword_docs")
 #: Meta rows that describe one file, not the store.

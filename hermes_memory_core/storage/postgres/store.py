@@ -37,26 +37,14 @@ from hermes_memory_core.errors import (
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.postgres import migrations as postgres_migrations
 from hermes_memory_core.storage.postgres.schema import schema_problems, store_lock_key
-from hermes_memory_core.storage.sql.base import SQLMetadataStore
+from hermes_memory_core.storage.sql.base import ROW_TABLES, SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, weighty_terms
 from hermes_memory_core.storage.sqlite import migrations as sqlite_migrations
 
-__all__ = ["COPY_TABLES", "PostgresMetadataStore"]
+__all__ = ["PostgresMetadataStore"]
 
-#: Every table of the store in foreign-key order: the rows a bundle carries (the keyword index is rebuilt).
-COPY_TABLES = (
-    "memory_meta",
-    "memory_entries",
-    "memory_versions",
-    "memory_tags",
-    "memory_access_log",
-    "sessions",
-    "session_messages",
-    "session_summaries",
-    "promotion_queue",
-)
 #: Empties every table of the store, keyword index included (restore and its undo).
-_TRUNCATE_ALL = f"TRUNCATE {', '.join(COPY_TABLES)}, memory_keyword_docs, memory_keyword_terms"
+_TRUNCATE_ALL = f"TRUNCATE {', '.join(ROW_TABLES)}, memory_keyword_docs, memory_keyword_terms"
 # BM25 parameters of SQLite FTS5 and Lucene.
 _K1 = 1.2
 _B = 0.75
@@ -448,7 +436,7 @@ class PostgresMetadataStore(SQLMetadataStore):
         and index pages; FULL rewrites each table and its indexes into new files (each table is locked while it
         is rewritten). PostgreSQL's own WAL and backups are outside the store (the operator's retention)."""
         with self.connection() as raw:
-            for table in (*COPY_TABLES, "memory_keyword_docs", "memory_keyword_terms"):
+            for table in (*ROW_TABLES, "memory_keyword_docs", "memory_keyword_terms"):
                 raw.execute(f"VACUUM FULL {table}")
 
     def checkpoint(self) -> None:
@@ -499,7 +487,7 @@ class PostgresMetadataStore(SQLMetadataStore):
             dest.execute("DELETE FROM memory_meta")  # the new file's own housekeeping rows; ours replace them
             with self.connection() as raw, raw.transaction():
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                for table in COPY_TABLES:
+                for table in ROW_TABLES:
                     columns = _columns(dest, table)
                     insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
                     with raw.cursor(name=f"export_{table}") as cur:
@@ -526,7 +514,7 @@ class PostgresMetadataStore(SQLMetadataStore):
             with self.atomic() as conn:
                 raw = conn.raw
                 raw.execute(_TRUNCATE_ALL)
-                for table in COPY_TABLES:
+                for table in ROW_TABLES:
                     columns = _columns(src, table)
                     with raw.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
                         for row in src.execute(f"SELECT {', '.join(columns)} FROM {table}"):

@@ -29,7 +29,21 @@ from hermes_memory_core.storage.sql.knowledge import KnowledgeRows
 from hermes_memory_core.storage.sql.recode import recode_rows
 from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
 
-__all__ = ["COLUMNS", "SQLMetadataStore"]
+__all__ = ["COLUMNS", "ROW_TABLES", "SQLMetadataStore"]
+
+#: The tables holding a store's rows, in foreign-key order: what a bundle carries and a restore copies (the keyword
+#: index is not among them: it is rebuilt under the target's key).
+ROW_TABLES = (
+    "memory_meta",
+    "memory_entries",
+    "memory_versions",
+    "memory_tags",
+    "memory_access_log",
+    "sessions",
+    "session_messages",
+    "session_summaries",
+    "promotion_queue",
+)
 
 COLUMNS = (
     "id, user_id, session_id, content, memory_type, importance_score, access_count, created_at, updated_at, "
