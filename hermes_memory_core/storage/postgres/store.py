@@ -361,16 +361,7 @@ class PostgresMetadataStore(SQLMetadataStore):
         shard = keyword_shard(user_id)
         own_only = context_weight <= 0  # then only memories whose own tokens match count (FTS5's column filter)
         conn = self.reader()
-        rows = conn.execute(
-            "WITH st AS (SELECT count(*) AS n, coalesce(avg(length), 1)::float8 AS avgdl "
-            "            FROM memory_keyword_docs WHERE shard = ?) "
-            "SELECT st.n, st.avgdl, df.term, df.df FROM st LEFT JOIN (SELECT term, count(*) AS df "
-            f"  FROM memory_keyword_terms WHERE shard = ? AND term = ANY(?::text[]) {'AND tf > 0' if own_only else ''} "
-            "  GROUP BY term) df ON true",
-            [shard, shard, terms],
-        ).fetchall()
-        docs, avgdl = (int(rows[0][0]), float(rows[0][1])) if rows else (0, 1.0)
-        counts = {r[2]: int(r[3]) for r in rows if r[2] is not None}
+        docs, avgdl, counts = self._shard_statistics(conn, shard, terms, own_only)
         kept = [t for t in weighty_terms(terms, counts, docs) if counts.get(t)]
         if not kept:
             return []
@@ -414,22 +405,26 @@ class PostgresMetadataStore(SQLMetadataStore):
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
         """The statistics :meth:`keyword_search` computes: the shard's document count and mean length, and per
         term the documents that hold it (in their own tokens only when ``context_weight`` is 0)."""
-        shard = keyword_shard(user_id)
-        conn = self.reader()
-        row = conn.execute(
-            "SELECT count(*), coalesce(avg(length), 1)::float8 FROM memory_keyword_docs WHERE shard = ?", (shard,)
-        ).fetchone()
-        n, avg = row if row is not None else (0, 1.0)
-        own_only = "AND tf > 0" if context_weight <= 0 else ""
         unique = list(dict.fromkeys(terms))
-        df = dict.fromkeys(unique, 0)
-        for term, count in conn.execute(
-            f"SELECT term, count(*) FROM memory_keyword_terms WHERE shard = ? AND term = ANY(?::text[]) {own_only} "
-            "GROUP BY term",
-            (shard, unique),
-        ):
-            df[term] = int(count)
-        return KeywordStats(int(n), float(avg), df)
+        docs, avgdl, counts = self._shard_statistics(self.reader(), keyword_shard(user_id), unique, context_weight <= 0)
+        return KeywordStats(docs, avgdl, {t: counts.get(t, 0) for t in unique})
+
+    @staticmethod
+    def _shard_statistics(
+        conn: Any, shard: int, terms: Sequence[str], own_only: bool
+    ) -> tuple[int, float, dict[str, int]]:
+        """One statement: the shard's document count and mean length (1 when empty), and the documents holding
+        each term that any does (in their own tokens only with ``own_only``, FTS5's column filter)."""
+        rows = conn.execute(
+            "WITH st AS (SELECT count(*) AS n, coalesce(avg(length), 1)::float8 AS avgdl "
+            "            FROM memory_keyword_docs WHERE shard = ?) "
+            "SELECT st.n, st.avgdl, df.term, df.df FROM st LEFT JOIN (SELECT term, count(*) AS df "
+            f"  FROM memory_keyword_terms WHERE shard = ? AND term = ANY(?::text[]) {'AND tf > 0' if own_only else ''} "
+            "  GROUP BY term) df ON true",
+            [shard, shard, list(terms)],
+        ).fetchall()
+        docs, avgdl = (int(rows[0][0]), float(rows[0][1])) if rows else (0, 1.0)
+        return docs, avgdl, {r[2]: int(r[3]) for r in rows if r[2] is not None}
 
     def erase_residue(self, user_ids: Sequence[str]) -> None:
         """``VACUUM FULL`` every table that held the users' rows: plain VACUUM leaves dead tuples' bytes in heap

@@ -21,7 +21,13 @@ from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import schema_problems
-from hermes_memory_core.storage.sqlite.term_weights import TermWeights, column_filter, quoted, shard_averages
+from hermes_memory_core.storage.sqlite.term_weights import (
+    TermWeights,
+    column_filter,
+    quoted,
+    shard_averages,
+    term_documents,
+)
 from hermes_memory_core.storage.sqlite.upkeep import SegmentMerger
 
 __all__ = ["SQLiteMetadataStore"]
@@ -255,11 +261,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         numbers = shard_averages(conn, fts)
         docs = numbers[0] if numbers else 0
         avg = sum(numbers[1:]) / docs if docs else 1.0
-        columns = column_filter(context_weight > 0)
-        df = {
-            t: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f"{columns} : {quoted(t)}",)).fetchone()[0])
-            for t in dict.fromkeys(terms)
-        }
+        df = {t: term_documents(conn, fts, t, context_weight > 0) for t in dict.fromkeys(terms)}
         return KeywordStats(docs, avg or 1.0, df)
 
     def erase_residue(self, user_ids: Sequence[str]) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from hermes_memory_core.storage.sql.shards import PRUNE_MIN_ROWS, weighty_terms
 
-__all__ = ["TermWeights", "column_filter", "quoted", "shard_averages", "varints"]
+__all__ = ["TermWeights", "column_filter", "quoted", "shard_averages", "term_documents", "varints"]
 _MAX_ENTRIES = 50_000
 
 
@@ -61,6 +61,12 @@ def quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def term_documents(conn: sqlite3.Connection, fts: str, term: str, with_context: bool) -> int:
+    """The rows of ``fts`` that hold ``term`` in the columns the keyword leg matches (its BM25 document frequency)."""
+    match = f"{column_filter(with_context)} : {quoted(term)}"
+    return int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (match,)).fetchone()[0])
+
+
 class TermWeights:
     """Per-shard document frequencies of query terms, cached; see the module docstring. Thread-safe."""
 
@@ -96,8 +102,7 @@ class TermWeights:
         cached = self._df.get(key)
         if cached is not None and (writes - cached[1]) * 20 <= rows:
             return cached[0]
-        match = f"{column_filter(with_context)} : {quoted(term)}"
-        df = int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (match,)).fetchone()[0])
+        df = term_documents(conn, fts, term, with_context)
         with self._lock:
             if len(self._df) >= _MAX_ENTRIES:
                 self._df.clear()
