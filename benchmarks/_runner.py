@@ -86,6 +86,16 @@ class RunResult:
     process_rss_mb: float = 0.0
     wall_s: float = 0.0
 
+    def size(self) -> str:
+        """The table's size cell: memories, per user, users."""
+        return f"{self.memories:,} ({self.memories // max(self.users, 1):,}/user, {self.users} users)"
+
+    def footer(self) -> str:
+        """The line printed under a run's table: the model's own timings and the process."""
+        return (f"{self.label}: query embedding (model, same run) p50 {pct(self.full_embed, 50):.2f} / "
+                f"p95 {pct(self.full_embed, 95):.2f} ms; raw batch embedding {1 / self.embed_doc_s:.1f} texts/s; "
+                f"process RSS {self.process_rss_mb:.0f} MB; {self.questions:,} questions; {self.wall_s:.0f} s")
+
     def summaries(self) -> list[dict[str, Any]]:
         out = []
         for s in self.stores:

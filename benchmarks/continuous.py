@@ -100,7 +100,7 @@ def _ms(a: float, b: float | None = None) -> str:
 
 def table_rows(result: RunResult) -> list[list[Any]]:
     """One table row per store of a run."""
-    size = f"{result.memories:,} ({result.memories // max(result.users, 1):,}/user, {result.users} users)"
+    size = result.size()
     rows: list[list[Any]] = []
     for s in result.summaries():
         growth_recall = "—" if s["growth_recall"] != s["growth_recall"] else f"{s['growth_recall']:.3f}"
@@ -114,12 +114,6 @@ def table_rows(result: RunResult) -> list[list[Any]]:
             f"{s['ingest_per_s']:.1f} ({s['ingest_vs_raw_embedding']:.3f}×)", f"{s['rss_mb']:.0f}", f"{s['disk_mb']:.1f}",
         ])
     return rows
-
-
-def footer(result: RunResult) -> str:
-    return (f"{result.label}: query embedding (model, same run) p50 {pct(result.full_embed, 50):.2f} / "
-            f"p95 {pct(result.full_embed, 95):.2f} ms; raw batch embedding {1 / result.embed_doc_s:.1f} texts/s; "
-            f"process RSS {result.process_rss_mb:.0f} MB; {result.questions:,} questions; {result.wall_s:.0f} s")
 
 
 def write_profile(profiler: cProfile.Profile, path: str, searches: int, top: int = 40) -> None:
@@ -200,11 +194,11 @@ def main(argv: list[str] | None = None) -> int:
             rows = table_rows(result)
             all_rows.extend(rows)
             print_table(HEADERS, rows)
-            print(footer(result) + "\n", flush=True)
+            print(result.footer() + "\n", flush=True)
     if len(results) > 1:
         print_table(HEADERS, all_rows)
         for result in results:
-            print(footer(result))
+            print(result.footer())
     print(f"ingest check (real model, {check['memories']} memories, session by session): add_many "
           f"{check['add_many_per_s']:.1f}/s vs raw batch embedding {check['raw_per_s']:.1f}/s = {check['ratio']:.3f}×")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; RSS {rss_mb():.0f} MB")

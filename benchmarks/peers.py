@@ -63,7 +63,7 @@ def _ms(a: float, b: float) -> str:
 
 def table_rows(result: RunResult) -> list[list[Any]]:
     """One row per store, with each store's p50 against the reference store's."""
-    size = f"{result.memories:,} ({result.memories // max(result.users, 1):,}/user, {result.users} users)"
+    size = result.size()
     summaries = result.summaries()
     ref = next((s["search_p50_ms"] for s in summaries if s["store"] == REFERENCE), float("nan"))
     return [
@@ -131,9 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = table_rows(result)
             all_rows.extend(rows)
             print_table(HEADERS, rows)
-            print(f"{label}: query embedding (model, same run) p50 {pct(result.full_embed, 50):.2f} / p95 "
-                  f"{pct(result.full_embed, 95):.2f} ms; raw batch embedding {1 / embed_doc_s:.1f} texts/s; "
-                  f"process RSS {result.process_rss_mb:.0f} MB; {result.wall_s:.0f} s\n", flush=True)
+            print(result.footer() + "\n", flush=True)
     if len(results) > 1:
         print_table(HEADERS, all_rows)
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
