@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import cProfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import Progress, log, pct, rss_mb
+from benchmarks._common import Progress, log, pct, print_table, rss_mb
 from benchmarks._stores import BenchStore, HermesStore
 from benchmarks._workload import Ask, Workload, Write
 
-__all__ = ["RunResult", "StoreResult", "run_workload"]
+__all__ = ["RunResult", "StoreResult", "run_and_report", "run_workload"]
 
 
 @dataclass
@@ -200,3 +200,20 @@ def run_workload(
     result.process_rss_mb = rss_mb()
     result.wall_s = time.perf_counter() - t_start
     return result
+
+
+def run_and_report(
+    work: Workload, stores: Sequence[BenchStore], real: Any, *, headers: Sequence[str],
+    table_rows: Callable[[RunResult], list[list[Any]]], **run: Any,
+) -> tuple[RunResult, list[list[Any]]]:
+    """:func:`run_workload` (``run`` are its keyword arguments), the stores closed whatever happens; then the run's
+    table and footer printed. Returns the result and its table rows."""
+    try:
+        result = run_workload(work, stores, real, **run)
+    finally:
+        for store in stores:
+            store.close()
+    rows = table_rows(result)
+    print_table(headers, rows)
+    print(result.footer() + "\n", flush=True)
+    return result, rows

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import add_data_arguments, log, parse_size, pct, print_table, require_locomo, rss_mb
-from benchmarks._runner import RunResult, run_workload
+from benchmarks._runner import RunResult, run_and_report
 from benchmarks._stores import BenchStore, HermesStore
 from benchmarks._workload import Workload, corpus_label, describe, embed_corpus, load_conversations_for
 from benchmarks.locomo import Conversation, parse_range
@@ -184,17 +184,13 @@ def main(argv: list[str] | None = None) -> int:
                     name += " (PostgreSQL)"
                 stores.append(HermesStore(name, root, real.model_id, real.dim, bulk=mode == "bulk",
                                           bulk_batch=args.bulk_batch, overrides=overrides))
-            try:
-                result = run_workload(work, stores, real, label=label, embed_doc_s=check["embed_doc_s"],
-                                      profiler=profiler, profiled=stores[0].name if stores[0].continuous else None)
-            finally:
-                for store in stores:
-                    store.close()
+            result, rows = run_and_report(
+                work, stores, real, headers=HEADERS, table_rows=table_rows, label=label,
+                embed_doc_s=check["embed_doc_s"], profiler=profiler,
+                profiled=stores[0].name if stores[0].continuous else None,
+            )
             results.append(result)
-            rows = table_rows(result)
             all_rows.extend(rows)
-            print_table(HEADERS, rows)
-            print(result.footer() + "\n", flush=True)
     if len(results) > 1:
         print_table(HEADERS, all_rows)
         for result in results:

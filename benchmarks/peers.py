@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import add_data_arguments, log, parse_size, pct, print_table, require_locomo
-from benchmarks._runner import RunResult, run_workload
+from benchmarks._runner import RunResult, run_and_report
 from benchmarks._stores import BenchStore, HermesStore, LangGraphSqliteStore, NumpyStore, peers_missing
 from benchmarks._workload import (
     Workload,
@@ -122,16 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                 LangGraphSqliteStore(REFERENCE, root, real.dim),
                 NumpyStore("raw numpy", real.dim),
             ]
-            try:
-                result = run_workload(work, stores, real, label=label, embed_doc_s=embed_doc_s)
-            finally:
-                for store in stores:
-                    store.close()
+            result, rows = run_and_report(work, stores, real, headers=HEADERS, table_rows=table_rows, label=label,
+                                          embed_doc_s=embed_doc_s)
             results.append(result)
-            rows = table_rows(result)
             all_rows.extend(rows)
-            print_table(HEADERS, rows)
-            print(result.footer() + "\n", flush=True)
     if len(results) > 1:
         print_table(HEADERS, all_rows)
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
