@@ -66,7 +66,15 @@ from hermes_memory_agents.hermes_settings import (
     read_settings,
 )
 from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
-from hermes_memory_core import Caller, ConfigError, HermesMemoryError, MemoryConfig, MemoryProvider, MemoryType
+from hermes_memory_core import (
+    Caller,
+    ConfigError,
+    HermesMemoryError,
+    MemoryConfig,
+    MemoryProvider,
+    MemoryType,
+    memory_lines,
+)
 
 __all__ = [
     "DATA_DIR_NAME",
@@ -239,7 +247,7 @@ class HermesAgentProvider:
         self._turn_message = query
         text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
         hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
-        return "\n".join(f"- {h.content} [{h.memory_type.value}, {_format_day(h.updated_at)}]" for h in hits)
+        return memory_lines(hits)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
@@ -315,26 +323,12 @@ class HermesAgentProvider:
                 self._memory.flush()
 
     def _end(self, sid: str) -> None:
-        """Promote the user's buffered words of session ``sid``, then empty and close its buffer and flush."""
+        """End session ``sid``: its buffered turns become conversation memories and what the user said in them is
+        promoted (the core's session end, on the lifecycle's classifier and guard); then flush."""
         memory = self._memory
         if memory is None:
             return
-        memory.flush()  # summaries and promotions of evicted turns first
-        session = memory.session(self.user_id, sid)
-        promoter = Caller(f"hermes-agent:{self.user_id}:session-end", read_permanent=True, write_permanent=True)
-        for turn in session.view().turns:
-            for message in turn:
-                if message.role != "user" or not message.content.strip():
-                    continue
-                if normalize_words(message.content) in self._quoted:
-                    continue  # a hermes_memory_remember already stored the user's words
-                try:
-                    memory.remember(message.content, user_id=self.user_id, session_id=sid, source="user",
-                                    caller=promoter)
-                except HermesMemoryError as exc:  # e.g. longer than max_content_chars: it stays unpromoted
-                    log.info("hermes_memory: a turn of session %s was not stored: %s", sid, exc)
-        session.clear()
-        session.close()
+        memory.session(self.user_id, sid).close()
         self._quoted.clear()
         memory.flush()
 

@@ -28,6 +28,13 @@ from hermes_memory_core.lifecycle.forgetting import ForgetReport
 from hermes_memory_core.lifecycle.promotion import RememberResult
 from hermes_memory_core.llm import LLM, CallableLLM
 from hermes_memory_core.provider import MemoryProvider
+from hermes_memory_core.rendering import (
+    MEMORY_BLOCK_END,
+    MEMORY_BLOCK_START,
+    memory_line,
+    memory_lines,
+    render_memory_block,
+)
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
@@ -36,6 +43,7 @@ from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 from hermes_memory_core.types import (
+    CONVERSATION_KIND,
     MemoryHit,
     MemoryItem,
     MemoryRecord,
@@ -47,7 +55,10 @@ from hermes_memory_core.types import (
 from hermes_memory_core.version import __version__
 
 __all__ = [
+    "CONVERSATION_KIND",
     "LLM",
+    "MEMORY_BLOCK_END",
+    "MEMORY_BLOCK_START",
     "BackendUnavailableError",
     "BundleError",
     "CallableLLM",
@@ -91,6 +102,9 @@ __all__ = [
     "WriteVerdict",
     "__version__",
     "check_memory_write",
+    "memory_line",
+    "memory_lines",
     "needs_permanent",
+    "render_memory_block",
     "should_recall",
 ]

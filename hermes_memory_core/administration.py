@@ -52,10 +52,16 @@ class StoreAdministration:
         return purge_user(self.engine, uid)
 
     def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
-        """Expire short-term memories of closed sessions, downgrade or expire stale unimportant long-term ones;
-        never touch permanent or important memories. With ``dry_run`` only report."""
+        """Expire short-term memories of closed sessions and conversation memories unused for
+        ``conversation_retention_days``, downgrade or expire stale unimportant long-term ones; never touch permanent
+        or important memories. Sessions that ended by ``now`` first have their turns archived as conversation
+        memories (and promoted). With ``dry_run`` only report."""
         self.engine.need_open()
-        return forget(self.engine, dry_run=dry_run, now=v.check_timestamp(now, "now"))
+        at = v.check_timestamp(now, "now")
+        if not dry_run:
+            self._background.end_idle_sessions(at)
+            self._background.drain()
+        return forget(self.engine, dry_run=dry_run, now=at)
 
     # ------------------------------------------------------------------ maintenance
     def reconcile(self) -> ReconcileReport:

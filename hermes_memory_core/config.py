@@ -229,6 +229,15 @@ class MemoryConfig(_Strict):
     session_idle_seconds: int = Field(
         86_400, ge=60, description="A session with no message for this long counts as closed (forget() expires it)."
     )
+    conversation_memories: bool = Field(
+        True,
+        description="Keep what was said in sessions as conversation memories (one per user or assistant message, "
+        "written when a turn leaves the ring buffer or the session ends): recall finds them in later sessions.",
+    )
+    conversation_retention_days: float = Field(
+        180, ge=1, description="A conversation memory neither recalled nor repeated for this many days is expired "
+        "by forget() (one that recall keeps returning stays; importance >= forget_protect_importance never expires).",
+    )
     forget_downgrade_days: float = Field(
         30, ge=0, description="Long-term memories unused this many days with low importance are downgraded."
     )
@@ -283,12 +292,13 @@ class MemoryConfig(_Strict):
         "are exported and go into every later prompt).",
     )
     redact_session_messages: bool = Field(
-        False,
+        True,
         description="With redact_pii, redact the session buffer's messages (and their adapter payloads) before they "
-        "are stored; off by default so the current conversation reads back exactly as it was written.",
+        "are stored, so no stored form of a turn keeps PII; False keeps the current conversation exactly as written.",
     )
     redact_tiers: list[str] = Field(
-        default_factory=lambda: ["long_term"], description="Tiers whose content is redacted before it is stored."
+        default_factory=lambda: ["short_term", "long_term"],
+        description="Tiers whose content is redacted before it is stored (short_term holds conversation memories).",
     )
     llm_keywords: bool = Field(
         False,
@@ -299,6 +309,11 @@ class MemoryConfig(_Strict):
         3.7,
         description="recall() returns nothing when the question's best dense match stands out less than this from "
         "ordinary sentences of its language (a calibrated z-score: ~4 and above is a real match); None: no floor.",
+    )
+    recall_relative_score: float = Field(
+        0.8, ge=0, le=1, description="recall() keeps the hits scoring at least this share of the best hit's score, "
+        "so a prompt gets the answer and what competes with it rather than top_k memories whatever they are; 0: "
+        "every hit up to top_k.",
     )
     hot_cache_size: int = Field(
         100, ge=0, le=100_000, description="Records of each user's most-searched memories kept in memory (0: off)."

@@ -51,7 +51,7 @@ from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, se
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import Redactor, log_redactions
-from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
 
@@ -306,8 +306,9 @@ class MemoryEngine:
             self.vectors.flush()
 
     # ------------------------------------------------------------------ writes
-    def new_record(self, item: MemoryItem, now: int) -> MemoryRecord:
-        """Validate one item and build its record (content redacted where the config says so)."""
+    def new_record(self, item: MemoryItem, now: int, memory_id: str | None = None) -> MemoryRecord:
+        """Validate one item into its record (redacted where configured; a short-term one that is no conversation
+        memory lives ``short_term_ttl_seconds``)."""
         cfg = self.config
         content = v.check_content(item.content, cfg.max_content_chars)
         memory_type = v.check_memory_type(item.memory_type)
@@ -317,9 +318,10 @@ class MemoryEngine:
             metadata["pii_redacted"] = found
         created = v.check_timestamp(item.created_at, "created_at")
         created = now if created is None else created
-        expires = created + cfg.short_term_ttl_seconds if memory_type is MemoryType.SHORT_TERM else None
+        lasting = memory_type is not MemoryType.SHORT_TERM or metadata.get("kind") == CONVERSATION_KIND
+        expires = None if lasting else created + cfg.short_term_ttl_seconds
         return MemoryRecord(
-            id=str(uuid.uuid4()),
+            id=memory_id or str(uuid.uuid4()),
             user_id=v.check_user_id(item.user_id),
             session_id=v.check_session_id(item.session_id),
             content=content,
@@ -391,17 +393,19 @@ class MemoryEngine:
         *,
         dialogue: bool = False,
         on_progress: Callable[[int, int], None] | None = None,
+        ids: Sequence[str] | None = None,
     ) -> list[str]:
         """Validate every item, then embed and store them in batches; see :meth:`MemoryProvider.add_many`.
 
         Args:
+            ids: The new memories' ids (default: fresh UUIDs; ids derived from turns make redone work idempotent).
             dialogue: The memories are turns of a conversation: those with a session give and take keyword context
                 with the session's neighbouring turns. Independent facts (the default) never do, so when they were
                 written cannot change what a question finds.
         """
         self.need_open()
         now = self.now()
-        records = [self.new_record(it, now) for it in items]
+        records = [self.new_record(it, now, None if ids is None else ids[i]) for i, it in enumerate(items)]
         if not who.write_permanent and any(r.memory_type is MemoryType.PERMANENT for r in records):
             raise PermissionDeniedError(f"caller {who.name!r} may not write permanent memories")
         ids: list[str] = []
@@ -428,7 +432,7 @@ class MemoryEngine:
         """Check and log access to a permanent memory (others need no permission)."""
         if rec.memory_type is not MemoryType.PERMANENT:
             return
-        allowed = who.write_permanent if write else who.read_permanent
+        allowed = who.may(rec.user_id, write)
         action = ("permanent_write" if write else "permanent_read") if allowed else "permanent_denied"
         self.metadata.log(rec.id, rec.user_id, action, self.now(), who.name)
         if not allowed:

@@ -119,9 +119,11 @@ class MemoryProvider(StoreAdministration):
         self.config = engine.config
         self.llm = llm
         self.caller = caller or ANONYMOUS
+        self._caller_given = caller is not None
         self._search = Searcher(engine)
         self._background = BackgroundLifecycle(engine, self._llm_for)
-        self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain)
+        self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain,
+                                  self._background.schedule_end, self._background.schedule_new_session)
         _OPEN_STORES[engine.store_key] = self
         finish_erasures(engine)  # an erasure a killed process left half done
         self._background.resume()
@@ -131,6 +133,16 @@ class MemoryProvider(StoreAdministration):
 
     def _who(self, caller: Caller | None) -> Caller:
         return self.caller if caller is None else v.check_caller(caller)
+
+    def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
+        """Who a surface serving ``user_id`` acts as: ``caller`` when given, else the provider's own caller when it
+        was given one, else the user themselves (:meth:`Caller.for_user`: that user's facts only; a tool result's
+        ``source="tool"`` may not write them)."""
+        if caller is not None:
+            return v.check_caller(caller)
+        if self._caller_given:
+            return self.caller
+        return Caller.for_user(v.check_user_id(user_id), write_permanent=source == "user")
 
     # ------------------------------------------------------------------ properties
     @property
@@ -441,10 +453,10 @@ class MemoryProvider(StoreAdministration):
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
         memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
         permanent facts when the question is about identity, configuration or compliance (and the caller may
-        read them). Filters as in :meth:`search`."""
+        read them: by default the user themselves, see :meth:`caller_for`). Filters as in :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
-                                   time_range=time_range, now=now, min_score=min_score, who=self._who(caller),
-                                   llm=self.llm)
+                                   time_range=time_range, now=now, min_score=min_score,
+                                   who=self.caller_for(user_id, caller), llm=self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
@@ -477,7 +489,9 @@ class MemoryProvider(StoreAdministration):
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
         ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
         rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result).
-        A permanent write also needs a caller with ``write_permanent``; without one the fact stays short-term.
+        A permanent write also needs a caller with ``write_permanent``: by default the user themselves
+        (:meth:`caller_for`), so a first-person statement about the user is stored as their fact; a caller that may
+        not write it gets the fact as a long-term memory instead (``reason`` says so), never nothing.
 
         With ``memory_type`` the classifier is skipped and the content goes to that tier, under the same guard,
         permission and normalisation rules; ``importance`` and ``tags`` replace the tier's defaults.
@@ -490,7 +504,8 @@ class MemoryProvider(StoreAdministration):
         weight = None if importance is None else v.check_importance(importance, self.config.default_importance)
         labels = v.check_tags(tags, self.config.max_tags)
         return remember(self.engine, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
-                        llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
+                        llm=llm or self.llm, source=source, caller=self.caller_for(user_id, caller, source=source),
+                        memory_type=tier,
                         importance=weight, tags=labels, health=self._background.health)
 
     @classmethod

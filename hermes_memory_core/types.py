@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "CONVERSATION_KIND",
     "MemoryHit",
     "MemoryItem",
     "MemoryRecord",
@@ -15,6 +16,12 @@ __all__ = [
     "ReconcileReport",
     "StoreStats",
 ]
+
+
+#: ``metadata["kind"]`` of a conversation memory: one message a chat surface kept from a session (what the user or
+#: the assistant said, ``metadata["role"]`` says who), a short-term memory that outlives its session and fades with
+#: disuse (``conversation_retention_days``), never a statement about the user.
+CONVERSATION_KIND = "conversation"
 
 
 class MemoryType(str, enum.Enum):
@@ -61,6 +68,17 @@ class MemoryRecord:
     version: int
     tags: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_conversation(self) -> bool:
+        """Whether this is a conversation memory (see :data:`CONVERSATION_KIND`)."""
+        return self.metadata.get("kind") == CONVERSATION_KIND
+
+    @property
+    def role(self) -> str | None:
+        """Who said a conversation memory (``user``, ``assistant``); None for other memories."""
+        role = self.metadata.get("role") if self.is_conversation else None
+        return role if isinstance(role, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +139,14 @@ class MemoryHit:
     @property
     def importance(self) -> float:
         return self.record.importance
+
+    @property
+    def is_conversation(self) -> bool:
+        return self.record.is_conversation
+
+    @property
+    def role(self) -> str | None:
+        return self.record.role
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,8 +77,9 @@ class HermesRetriever(BaseRetriever):
     ``time_range=(start, end)``, ``now``.
 
     What a default retriever reads: the user's **long-term** memories, and their **permanent** facts when its
-    caller may read them — ``caller=Caller("my-app", read_permanent=True)`` here, else the ``MemoryProvider``'s own
-    caller (anonymous unless the provider was given one: then no permanent facts). Asking for the permanent tier
+    caller may read them — ``caller=...`` here, else the ``MemoryProvider``'s own caller when it was given one, else
+    the user themselves (``MemoryProvider.caller_for``: a retriever bound to one user reads that user's facts and no
+    one else's). Asking for the permanent tier
     in ``memory_types`` with a caller that may not read it leaves it out with one warning. Short-term memories
     only when ``memory_types`` names them.
 
@@ -103,7 +104,8 @@ class HermesRetriever(BaseRetriever):
         default=None, description="(start, end) Unix seconds on created_at."
     )
     caller: Caller | None = Field(
-        default=None, exclude=True, description="Who reads permanent memories (default: the provider's caller)."
+        default=None, exclude=True, description="Who reads permanent memories (default: the provider's caller when "
+        "it was given one, else the user themselves)."
     )
     gate: bool = Field(
         default=False,
@@ -124,7 +126,7 @@ class HermesRetriever(BaseRetriever):
             "time_range": self.time_range,
         }
         args.update({k: v for k, v in kwargs.items() if k in _FILTERS})
-        who = self.caller or self.memory.caller
+        who = self.memory.caller_for(self.user_id, self.caller)
         args["caller"] = who
         if self.gate:
             del args["memory_types"]  # recall decides the tiers

@@ -18,7 +18,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from hermes_memory_core import Caller, MemoryProvider, MemoryType, needs_permanent, should_recall
+from hermes_memory_core import Caller, MemoryProvider, MemoryType, memory_lines, needs_permanent, should_recall
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesLongTermBlock", "HermesPermanentBlock"]
@@ -60,7 +60,7 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
             return ""
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
                                          memory_types=[MemoryType.LONG_TERM], caller=self.caller)
-        return "\n".join(f"- {h.content}" for h in hits)
+        return memory_lines(hits)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         wrapped = LlamaIndexLLM(self.llm) if self.llm is not None else None
@@ -105,7 +105,7 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
             return ""
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
                                          memory_types=[MemoryType.PERMANENT], caller=who)
-        return "\n".join(f"- {h.content}" for h in hits)
+        return memory_lines(hits)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         return None

@@ -1,5 +1,6 @@
-"""Background work of the tier lifecycle: compaction of overflowing session buffers and promotion of what
-their evicted turns held, on one worker thread, off the chat path.
+"""Background work of the tier lifecycle: compaction of overflowing session buffers, the end of sessions (their
+turns kept as conversation memories), and promotion of what the user said in them, on one worker thread, off the
+chat path.
 
 Jobs are idempotent and their inputs are durable (the buffered messages, the promotion queue), so a job lost with
 a killed process is found again by :meth:`BackgroundLifecycle.resume` at the next start.
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.lifecycle.conversation import end_session
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
@@ -35,10 +37,26 @@ class BackgroundLifecycle:
         """Summarise the session's overflowing turns soon (coalesced with a pending job for it)."""
         self.worker.submit(("compact", user_id, session_id))
 
+    def schedule_end(self, user_id: str, session_id: str) -> None:
+        """The session ended: archive its buffered turns and promote what the user said in them, soon."""
+        self.worker.submit(("end", user_id, session_id))
+
+    def schedule_new_session(self, user_id: str, session_id: str) -> None:
+        """The user opened another session: end the ones they left (each once; see :func:`end_session`)."""
+        self.worker.submit(("left", user_id, session_id, self.engine.now()))
+
+    def end_idle_sessions(self, now: int | None = None) -> None:
+        """Schedule the end of every session closed or idle at ``now`` whose buffered turns are not archived yet."""
+        sessions = self.engine.sessions
+        for user_id, session_id in sessions.unarchived(self.engine.now(now), self.engine.config.session_idle_seconds):
+            self.schedule_end(user_id, session_id)
+
     def resume(self) -> None:
-        """Re-submit work a previous process left undone (overflowing buffers, queued promotions)."""
+        """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet,
+        queued promotions)."""
         for user_id, session_id in self.engine.sessions.overflowing(self.engine.config.ring_size):
             self.schedule_compaction(user_id, session_id)
+        self.end_idle_sessions()
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
 
@@ -55,4 +73,9 @@ class BackgroundLifecycle:
             return
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
+        elif job[0] == "end":
+            end_session(self.engine, job[1], job[2])
+        elif job[0] == "left":
+            for user_id, session_id in self.engine.sessions.unarchived(job[3], 0, user_id=job[1], except_session=job[2]):
+                end_session(self.engine, user_id, session_id)
         promote_queued(self.engine, self.llm_for, self.health)

@@ -221,7 +221,10 @@ _PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏"), "allergy"),
     (re.compile(r"\bi was born\b|\bmy birthday\b|我的生日|我出生"), "birth"),
     (re.compile(r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) an? (?:\w+ )?(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist)\b|我在.{1,20}(?:工作|上班)|我的工作|我是一名|我是.{0,6}(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员)"), "occupation"),
-    (re.compile(r"\bi live in\b|\bmy address\b|\bi moved to\b|我住在|我家在|我搬到"), "residence"),
+    (re.compile(r"\bi (?:now |currently |still )?live in\b|\bmy address\b|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
+                r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"), "residence"),
+    (re.compile(r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"
+                r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)|我养了"), "pet"),
     (re.compile(r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"), "family"),
     (re.compile(r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)"), "diet"),
 ]
@@ -229,6 +232,8 @@ _LONG_TERM = re.compile(
     r"\bi (?:really |also |still |do |just |truly )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
     r"|\bmy favou?rite\b|\bi(?:'m| am) (?:a fan of|into|used to)\b|\bi don't like\b"
     r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
+    r"|\bi (?:play|practi[cs]e|speak|collect|volunteer|run|swim|cycle|paint|cook)\b.{0,40}\b(?:on weekends|at weekends|"
+    r"in my free time|for fun|as a hobby)\b|\bmy hobby\b|\bi(?:'m| am) learning\b"
     r"|我(?:很|最|比较|特别|非常|平时|一般|经常|总是|从不|不太)?(?:喜欢|爱|偏好|讨厌|不喜欢|习惯|常用|主用|想用|用)"
     r"|我平时|我通常|我经常|我一般|我最喜欢|不太想用|避免"
     r"|我.{0,8}(?:每天|每周|每晚|每个?月|每年|天天|常常|总是|一直)"
@@ -237,6 +242,8 @@ _LONG_TERM = re.compile(
 _ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
 _RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
                        r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)")
+_PET = re.compile(r"\b(cat|dog|puppy|kitten|rabbit|hamster|parrot)\b|(猫|狗|兔子)")
+_PETS_ZH = {"猫": "cat", "狗": "dog", "兔子": "rabbit", "puppy": "dog", "kitten": "cat"}
 _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
                  "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother"}
 
@@ -246,6 +253,9 @@ def _refine(key: str, text: str) -> str:
     relatives): ``allergy_peanuts``, ``family_daughter``."""
     if key == "allergy" and (m := _ALLERGEN.search(text)):
         return "allergy_" + "_".join(re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
+    if key == "pet" and (m := _PET.search(text)):
+        animal = m.group(1) or m.group(2)
+        return "pet_" + _PETS_ZH.get(animal, animal)
     if key == "family" and (m := _RELATIVE.search(text)):
         relation = m.group(1) or _RELATIVES_ZH[m.group(2)]
         return "family_" + {"kid": "children", "kids": "children"}.get(relation, relation)
@@ -332,5 +342,14 @@ def rule_normalize(content: str) -> str:
     """Third-person, single-line form of a first-person statement, verbs agreeing ("我喜欢…" → "用户喜欢…",
     "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
     written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
-    text = to_third_person(" ".join(content.strip().split()))
+    text = _ASKED_TO_REMEMBER.sub("", " ".join(content.strip().split())) or content.strip()
+    text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
+
+
+#: "Remember that …" / "请记住…": the request to remember is not part of the fact.
+_ASKED_TO_REMEMBER = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)?(?:remember|note|keep in mind|don't forget|do not forget|never forget)"
+    r"(?:\s+(?:that|this))?\s*[,:：-]?\s+|^(?:请你?|你要|帮我)?(?:记住|记得|记一下|别忘了|不要忘了)[，,:：]?\s*",
+    re.IGNORECASE,
+)

@@ -1,6 +1,8 @@
 """Forgetting (seed 003 §2.2, §5.3): expire the scene, let the stale profile fade, never touch facts.
 
-- short-term memories of closed sessions (closed explicitly, or idle for ``session_idle_seconds``) expire;
+- short-term memories of closed sessions (closed explicitly, or idle for ``session_idle_seconds``) expire, except
+  conversation memories (what was said, :mod:`~hermes_memory_core.lifecycle.conversation`): one neither recalled
+  nor repeated for ``conversation_retention_days`` expires, one recall keeps returning stays;
 - a long-term memory unused (not updated, not returned by search) for ``forget_expire_days`` with importance
   below ``forget_expire_importance`` expires; one unused for ``forget_downgrade_days`` with importance below
   ``forget_downgrade_importance`` is downgraded to short-term (it then expires after ``short_term_ttl_seconds``
@@ -28,6 +30,7 @@ class ForgetReport:
 
     dry_run: bool
     expired_short_term: list[str] = field(default_factory=list)
+    expired_conversation: list[str] = field(default_factory=list)
     downgraded: list[str] = field(default_factory=list)
     expired_long_term: list[str] = field(default_factory=list)
     protected: int = 0
@@ -36,6 +39,7 @@ class ForgetReport:
         return {
             "dry_run": self.dry_run,
             "expired_short_term": len(self.expired_short_term),
+            "expired_conversation": len(self.expired_conversation),
             "downgraded": len(self.downgraded),
             "expired_long_term": len(self.expired_long_term),
             "protected": self.protected,
@@ -53,6 +57,13 @@ def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = Non
     report = ForgetReport(dry_run)
     closed = engine.sessions.closed_sessions(at, cfg.session_idle_seconds)
     for row in engine.metadata.lifecycle_rows(_FORGETTABLE):
+        idle_days = (at - max(row.updated_at, row.last_accessed_at or 0)) / _DAY
+        if row.memory_type == MemoryType.SHORT_TERM.value and row.expires_at is None:  # a conversation memory
+            if row.importance >= cfg.forget_protect_importance:
+                report.protected += 1
+            elif idle_days >= cfg.conversation_retention_days:
+                report.expired_conversation.append(row.id)
+            continue
         if row.memory_type == MemoryType.SHORT_TERM.value:
             if row.session_id is not None and (row.user_id, row.session_id) in closed:
                 report.expired_short_term.append(row.id)
@@ -60,7 +71,6 @@ def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = Non
         if row.importance >= cfg.forget_protect_importance:
             report.protected += 1
             continue
-        idle_days = (at - max(row.updated_at, row.last_accessed_at or 0)) / _DAY
         if idle_days >= cfg.forget_expire_days and row.importance < cfg.forget_expire_importance:
             report.expired_long_term.append(row.id)
         elif idle_days >= cfg.forget_downgrade_days and row.importance < cfg.forget_downgrade_importance:
@@ -71,6 +81,8 @@ def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = Non
         engine.expire(mid, "forget: session closed", at)
     for mid in report.expired_long_term:
         engine.expire(mid, "forget: stale and unimportant", at)
+    for mid in report.expired_conversation:
+        engine.expire(mid, "forget: conversation unused for conversation_retention_days", at)
     for mid in report.downgraded:
         engine.downgrade(mid, at)
     return report

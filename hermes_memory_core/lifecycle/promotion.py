@@ -26,11 +26,11 @@ from hermes_memory_core.lifecycle.classifier import (
     RuleClassifier,
     split_facts,
 )
+from hermes_memory_core.lifecycle.conversation import archive_turns, user_words
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
@@ -97,9 +97,12 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         summary = summarizer.summarize(pairs, cfg.summary_chunk_chars)
         if cfg.redact_summaries:
             summary = engine.redact_text(summary)
-        promote = [" ".join(m.content for m in turn if m.role in USER_ROLES) for turn in oldest]
+        mark = sessions.archived_turn(user_id, session_id)
+        fresh = [turn for turn in oldest if turn[0].turn > mark]  # turns a session end has not archived yet
+        archive_turns(engine, user_id, session_id, fresh)
         numbers = [turn[0].turn for turn in oldest]
-        if not sessions.commit_compaction(user_id, session_id, numbers, summary, promote, engine.now()):
+        if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
+                                          engine.now(), archived_through=max(numbers) if fresh else None):
             break
         appended += 1
         chunks = sessions.chunks(user_id, session_id)
@@ -151,20 +154,25 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
         finished: list[int] = []
         failed: list[int] = []
         planned: list[tuple[int, _Plan]] = []
+        entries: list[int] = []  # planned without an error (their plans may be empty)
         for entry in batch:
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
-                planned.extend((entry.id, plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health), classifier,
-                                                     user_id=entry.user_id, session_id=entry.session_id, source="user",
-                                                     caller=LIFECYCLE, origin="evicted_turn"))
-                               for part in split_facts(entry.content))
+                plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
+                                    classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
+                                    caller=LIFECYCLE, origin="evicted_turn")
+                         for part in split_facts(entry.content)]
+                # what was said is already kept as conversation memories: promotion adds only profile and facts
+                planned.extend((entry.id, p) for p in plans if not (engine.config.conversation_memories and p.item
+                                                                    and p.item.memory_type is MemoryType.SHORT_TERM))
+                entries.append(entry.id)
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
                 failed.append(entry.id)
         try:
             apply_plans(engine, [p for _e, p in planned], LIFECYCLE)
-            finished.extend(dict.fromkeys(e for e, _p in planned))
+            finished.extend(entries)
         except Exception:  # noqa: BLE001
-            failed.extend(dict.fromkeys(e for e, _p in planned))
+            failed.extend(entries)
         sessions.dequeue(finished)
         if failed:
             sessions.retry_later(failed, MAX_ATTEMPTS)
@@ -223,9 +231,16 @@ def plan_write(
         return _Plan(RememberResult(None, tier, verdict.reason, "rejected"))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
-    if tier is MemoryType.PERMANENT and not caller.write_permanent:
-        tier, reason = MemoryType.SHORT_TERM, f"caller {caller.name!r} may not write permanent memories"
+    if tier is MemoryType.PERMANENT and not caller.may(user_id, write=True):
+        # the user's own statement stays theirs as a profile memory; anyone else's claim stays in the session
+        tier = MemoryType.LONG_TERM if source == "user" else MemoryType.SHORT_TERM
+        reason = f"caller {caller.name!r} may not write permanent memories: stored as {tier.value}"
     meta: dict[str, object] = {"source": origin if source == "user" else source, "reason": reason}
+    if tier is MemoryType.SHORT_TERM and session_id is None and origin == "explicit" and source == "user" \
+            and verdict.allow_permanent and decision.usable:
+        # asked to remember a first-person statement the rules found nothing lasting in: the user's word, kept in
+        # their profile rather than dropped (there is no session to keep it with)
+        tier, reason = MemoryType.LONG_TERM, f"{reason}; a first-person statement asked to be remembered"
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
             return _Plan(RememberResult(None, tier, reason, "skipped"))
@@ -240,7 +255,8 @@ def plan_write(
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta)
     return _Plan(RememberResult(None, tier, reason, "added", text), item, change=is_change(content),
-                 permanent_ok=verdict.allow_permanent and caller.write_permanent, weight=authority(caller, source))
+                 permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
+                 weight=authority(caller, source))
 
 
 def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> list[RememberResult]:

@@ -58,8 +58,11 @@ _FACT_ROUTE = re.compile(
     r"\b(?:who am i|my name|name|identity|age|born|birthday|job|work|occupation|profession|employer|live|address|"
     r"family|wife|husband|daughter|son|kids?|allerg\w*|diet|vegetarian|vegan|health|medical|"
     r"config\w*|setting\w*|preference\w*|account|plan|subscription|version|api|"
-    r"complian\w*|policy|policies|gdpr|consent|privacy|regulat\w*|legal|contract|coffee|drink\w*)\b"
+    r"complian\w*|policy|policies|gdpr|consent|privacy|regulat\w*|legal|contract|coffee|drink\w*|"
+    r"cat|dog|pets?|puppy|kitten|city|town|country|moved|home|lives?|living|called|named|"
+    r"wife|partner|mother|father|mom|dad|parents?|children|eat|food|blood)\b"
     r"|我是谁|名字|叫什么|身份|年龄|生日|出生|工作|职业|公司|住|地址|家人|妻子|丈夫|女儿|儿子|孩子|过敏|饮食|素|健康|"
+    r"猫|狗|宠物|城市|搬|家|父母|爸爸|妈妈|吃|"
     r"配置|设置|账号|账户|套餐|订阅|版本|合规|政策|隐私|同意|协议|合同|法律|咖啡|喝"
 )
 

@@ -46,7 +46,7 @@ from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
-__all__ = ["SearchFilter", "Searcher", "build_filter", "readable_types"]
+__all__ = ["SearchFilter", "Searcher", "build_filter", "close_to_best", "readable_types"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,17 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
     if not allowed:
         raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
     return allowed
+
+
+def close_to_best(hits: list[MemoryHit], ratio: float) -> list[MemoryHit]:
+    """The hits without the profile and fact memories scoring below ``ratio`` of the best hit (none dropped for
+    ``ratio`` 0): a question about the user gets the fact that answers it and what competes with it, not the user's
+    other facts. Conversation memories are kept up to ``top_k``: what was said is found among many similar lines,
+    and the evidence is often not the first of them."""
+    if not hits or ratio <= 0:
+        return hits
+    bar = hits[0].score * ratio
+    return [h for h in hits if h.score >= bar or h.is_conversation]
 
 
 def build_filter(
@@ -290,7 +301,8 @@ class Searcher:
         if not should_recall(v.check_text(query, "query")):
             return []
         permanent = needs_permanent(query) and who.read_permanent
-        tiers = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
+        tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
         floor = self.engine.config.recall_min_score if min_score is None else min_score
-        return self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, session_id=session_id,
+        hits = self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, session_id=session_id,
                            tags=tags, time_range=time_range, now=now, min_score=floor, who=who, llm=llm)
+        return close_to_best(hits, self.engine.config.recall_relative_score)

@@ -1,8 +1,10 @@
 """Short-term memory as the adapters see it: a session's running summary plus its last turns.
 
 Writes are durable when ``add_messages`` returns (one transaction). When a session holds more than ``ring_size``
-turns, :class:`Sessions` tells its owner (``on_overflow``), which summarises the oldest turns and promotes what
-they held in the background, on the host's model when one was given; ``flush()`` waits for that work.
+turns, :class:`Sessions` tells its owner (``on_overflow``), which summarises the oldest turns, keeps them as
+conversation memories and promotes what the user said in them, in the background, on the host's model when one was
+given; ``close()`` (``on_end``) and a new session of the same user (``on_new``) do the same for the turns still
+buffered. ``flush()`` waits for that work.
 """
 
 from __future__ import annotations
@@ -83,15 +85,24 @@ class Sessions:
         engine: The open store.
         on_overflow: Called with ``(user_id, session_id)`` when a session holds more than ``ring_size`` turns.
         wait: Blocks until the background work ``on_overflow`` started is done.
+        on_end: Called with ``(user_id, session_id)`` when a session is closed.
+        on_new: Called with ``(user_id, session_id)`` when a session gets its first turn (its user left the others).
     """
 
     def __init__(
-        self, engine: MemoryEngine, on_overflow: Callable[[str, str], None], wait: Callable[[], None]
+        self,
+        engine: MemoryEngine,
+        on_overflow: Callable[[str, str], None],
+        wait: Callable[[], None],
+        on_end: Callable[[str, str], None] | None = None,
+        on_new: Callable[[str, str], None] | None = None,
     ) -> None:
         self.engine = engine
         self.store = engine.sessions
         self.on_overflow = on_overflow
         self.wait = wait
+        self.on_end = on_end
+        self.on_new = on_new
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -150,7 +161,10 @@ class SessionMemory:
         if self._engine.config.redact_session_messages:
             msgs = [self._redacted(m) for m in msgs]
         store = self._sessions.store
-        store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs], self._engine.now())
+        turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
+                             self._engine.now())
+        if turns[0] == 0 and self._sessions.on_new is not None:
+            self._sessions.on_new(self.user_id, self.session_id)
         if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
             self._sessions.on_overflow(self.user_id, self.session_id)
 
@@ -186,9 +200,13 @@ class SessionMemory:
         self._sessions.store.clear(self.user_id, self.session_id)
 
     def close(self) -> None:
-        """Mark the session closed: ``forget()`` will expire its short-term memories."""
+        """End the session: in the background its buffered turns are kept as conversation memories and what the
+        user said in them is promoted (profile, facts); ``forget()`` will expire its other short-term memories. The
+        buffer stays, so a session that goes on keeps its context (its turns are not archived twice)."""
         self._engine.need_open()
         self._sessions.store.close_session(self.user_id, self.session_id, self._engine.now())
+        if self._sessions.on_end is not None:
+            self._sessions.on_end(self.user_id, self.session_id)
 
     def context_tokens(self) -> int:
         """cl100k_base tokens the summary and the buffered turns put into a prompt."""

@@ -137,6 +137,7 @@ class LifecycleRow:
     importance: float
     updated_at: int
     last_accessed_at: int | None
+    expires_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

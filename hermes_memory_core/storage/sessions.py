@@ -146,8 +146,10 @@ class SessionStore:
         summary: str,
         promote: Sequence[str],
         now: int,
+        archived_through: int | None = None,
     ) -> bool:
-        """Replace the given turns by a summary chunk and queue their user content for promotion, atomically.
+        """Replace the given turns by a summary chunk and queue their user content for promotion, atomically;
+        with ``archived_through``, the session's archive mark moves up to that turn in the same transaction.
 
         Returns False (and changes nothing) if the turns are gone — another worker or ``clear`` got there first.
         """
@@ -177,7 +179,54 @@ class SessionStore:
                 "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
                 [(user_id, session_id, seal(user_id, session_id, text), now) for text in promote if text.strip()],
             )
+            if archived_through is not None:
+                conn.execute(
+                    "UPDATE sessions SET archived_turn = ? WHERE user_id = ? AND session_id = ? AND archived_turn < ?",
+                    (archived_through, user_id, session_id, archived_through),
+                )
         return True
+
+    # ------------------------------------------------------------------ the conversation archive
+    def archived_turn(self, user_id: str, session_id: str) -> int:
+        """The last turn of the session kept as conversation memories (and queued for promotion); -1 for none."""
+        row = self.db.reader().execute(
+            "SELECT archived_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+        ).fetchone()
+        return -1 if row is None else int(row[0])
+
+    def mark_archived(self, user_id: str, session_id: str, through: int, promote: Sequence[str], now: int) -> bool:
+        """Move the session's archive mark up to turn ``through`` and queue ``promote`` (the user's words of the
+        turns it passes) for promotion, atomically. False (nothing queued) when the mark was already there."""
+        seal = self.db.codec.seal_session
+        with self.db.atomic() as conn:
+            moved = conn.execute(
+                "UPDATE sessions SET archived_turn = ? WHERE user_id = ? AND session_id = ? AND archived_turn < ?",
+                (through, user_id, session_id, through),
+            ).rowcount
+            if moved:
+                conn.executemany(
+                    "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
+                    [(user_id, session_id, seal(user_id, session_id, text), now) for text in promote if text.strip()],
+                )
+        return bool(moved)
+
+    def unarchived(
+        self, now: int, idle_seconds: int, user_id: str | None = None, except_session: str | None = None
+    ) -> list[tuple[str, str]]:
+        """Sessions holding buffered turns past their archive mark that have ended: closed, or idle for
+        ``idle_seconds``; with ``user_id``, every other session of that user last active before ``now`` (a user who
+        opened a new session at ``now`` left the others)."""
+        where = "s.closed_at IS NOT NULL OR s.last_active_at < ?"
+        args: list[Any] = [now - idle_seconds]
+        if user_id is not None:
+            where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at < ?"
+            args = [user_id, except_session or "", now]
+        rows = self.db.reader().execute(
+            f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND EXISTS (SELECT 1 FROM "
+            "session_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id AND m.turn > s.archived_turn)",
+            args,
+        )
+        return [(r[0], r[1]) for r in rows]
 
     def replace_chunks(
         self, user_id: str, session_id: str, chunk_ids: Sequence[int], text: str, now: int

@@ -51,6 +51,9 @@ _SUBJECT_VERB = re.compile(
     re.IGNORECASE,
 )
 _ADVERB_WORDS = frozenset(_ADVERBS.split("|"))
+#: first verbs after which a joined verb stays bare ("can swim and dive", "doesn't eat meat and drink")
+_BARE_BEFORE = frozenset("can could will would should shall may might must did didn't doesn't don't won't "
+                         "can't couldn't shouldn't wouldn't".split())
 # verbs rarely used as nouns, which agree when joined to an agreed verb later in the same clause ("the user mostly
 # writes Python and avoids Java"); words like "work", "live" or "drink" are left alone ("likes jazz and live music")
 _JOINED_VERBS = (
@@ -59,6 +62,17 @@ _JOINED_VERBS = (
 )
 _JOINED = re.compile(
     rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+)({_JOINED_VERBS})\b",
+    re.IGNORECASE,
+)
+# verbs that are also nouns or adjectives agree when joined as a verb: followed by what only a verb takes ("and live
+# in Hangzhou", "and work remotely"), never "and live music"
+_JOINED_AMBIGUOUS = re.compile(
+    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+)"
+    r"(live|work|study|stay|travel|walk|play|cook|drink|read|sing|paint|volunteer|commute|exercise|sleep|drive|"
+    r"wear|smoke|dance|plan|hope|sell|coach|visit|watch|fish|cycle|train|shop|sail|ski|garden|code|blog|film)"
+    r"(?=\s+(?:in|at|for|as|with|near|from|remotely|abroad|alone|full-time|part-time|on|every|each|daily|weekly|to|"
+    r"there|here|the|a|an|my|the user's|it|them|him|her|before|after|no|green|black|coffee|tea|wine|beer|twice|"
+    r"once|late|early|online|outside|together)\b)",
     re.IGNORECASE,
 )
 _INVERSION = re.compile(rf"\b(am|are|do|have|{_MODALS})\s+I\b", re.IGNORECASE)
@@ -94,11 +108,15 @@ def has_first_person(text: str) -> bool:
     return bool(_FIRST_PERSON_EN.search(unprotected) or _FIRST_PERSON_ZH.search(unprotected))
 
 
+#: verbs whose base form ends in "ed" (not past forms)
+_BASE_ED = frozenset("need feed bleed breed speed seed heed proceed succeed exceed shed wed embed".split())
+
+
 def _third_person_verb(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
-    if low in _NO_AGREEMENT or low.endswith(("ed", "n't")) or not low.isalpha():
+    if low in _NO_AGREEMENT or (low.endswith("ed") and low not in _BASE_ED) or low.endswith("n't") or not low.isalpha():
         return verb
     if low.endswith(("s", "x", "z", "ch", "sh", "o")):
         return verb + "es"
@@ -132,9 +150,16 @@ def _english(text: str) -> str:
         agreed = verb.lower() not in _NO_AGREEMENT and verb.lower().endswith("s")
         return m.group(1) + verb + m.group(3) + (_third_person_verb(m.group(4)) if agreed else m.group(4))
 
+    def joined_verb(m: re.Match[str]) -> str:  # agrees unless the first verb takes a bare infinitive ("can … and live")
+        bare = m.group(2).lower() in _BARE_BEFORE
+        verb = m.group(4)  # a base form here ("read" is not its past)
+        agreed = verb + ("s" if not verb.lower().endswith(("sh", "ch")) else "es")
+        return m.group(1) + m.group(2) + m.group(3) + (verb if bare else agreed)
+
     out = _INVERSION.sub(inversion, text)
     out = _SUBJECT_VERB.sub(subject_verb, out)
     out = _JOINED.sub(joined, out)
+    out = _JOINED_AMBIGUOUS.sub(joined_verb, out)
     for pattern, repl in _OBJECT:
         out = pattern.sub(repl, out)
     return out

@@ -8,7 +8,8 @@ EXPECTED = {
     "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
     "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
-    "WriteVerdict", "check_memory_write",
+    "WriteVerdict", "check_memory_write", "CONVERSATION_KIND", "MEMORY_BLOCK_START", "MEMORY_BLOCK_END",
+    "memory_line", "memory_lines", "render_memory_block",
 }
 
 

@@ -433,12 +433,13 @@ class SQLMetadataStore(KnowledgeRows):
     def lifecycle_rows(self, memory_types: Sequence[str]) -> list[LifecycleRow]:
         """Active memories of these tiers with what forgetting weighs."""
         rows = self.reader().execute(
-            "SELECT id, user_id, session_id, memory_type, importance_score, updated_at, last_accessed_at "
+            "SELECT id, user_id, session_id, memory_type, importance_score, updated_at, last_accessed_at, expires_at "
             f"FROM memory_entries WHERE is_active = 1 AND memory_type IN ({','.join('?' * len(memory_types))})",
             list(memory_types),
         )
         return [
-            LifecycleRow(r[0], r[1], r[2], r[3], float(r[4]), int(r[5]), None if r[6] is None else int(r[6]))
+            LifecycleRow(r[0], r[1], r[2], r[3], float(r[4]), int(r[5]), None if r[6] is None else int(r[6]),
+                         None if r[7] is None else int(r[7]))
             for r in rows
         ]
 

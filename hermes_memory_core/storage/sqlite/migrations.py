@@ -216,6 +216,12 @@ def m007_keyword_upkeep(conn: sqlite3.Connection) -> None:
         conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('usermerge', 2)")
 
 
+def m008_session_archive(conn: sqlite3.Connection) -> None:
+    """Each session records the last turn kept as conversation memories (``archived_turn``): turns are archived
+    when they leave the ring buffer or when the session ends, and each turn exactly once."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN archived_turn INTEGER NOT NULL DEFAULT -1")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -224,6 +230,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m005_dialogue_flag,
     m006_language,
     m007_keyword_upkeep,
+    m008_session_archive,
 ]
 
 

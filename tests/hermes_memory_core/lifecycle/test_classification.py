@@ -142,5 +142,7 @@ def test_promotion_embeds_a_batch_together(config, embedder) -> None:  # type: i
         for i in range(9):
             s.add_messages([("user", f"step {i}"), ("assistant", "ok")])
         s.flush()
-        assert counting.calls == [4]  # the four evicted preferences, one embedding batch
+        # one batch for the evicted turns as conversation memories (4 preferences + one "noted": a repeated remark
+        # is one memory), one for the four promoted preferences
+        assert counting.calls == [5, 4]
         assert mem.stats().by_type["long_term"] == 4

@@ -1,0 +1,136 @@
+"""Conversation memories: what was said in a session stays findable after the session.
+
+Every chat surface writes its turns into a session buffer (:mod:`~hermes_memory_core.short_term.session`). A turn is
+*archived* once — when it leaves the ring buffer (compaction) or when its session ends (``close()``, a session idle
+for ``session_idle_seconds``, or the same user opening another session) — and archiving keeps each user and
+assistant message of it as a **conversation memory**: a short-term memory marked ``metadata["kind"] ==
+"conversation"`` with the speaker's ``role``, its turn, the message's time and session, written as a dialogue (so
+each message is also found by the words of its neighbours in the session). It outlives the session and fades by
+disuse (``conversation_retention_days`` in :mod:`~hermes_memory_core.lifecycle.forgetting`).
+
+What a conversation memory never is: a statement about the user. The profile (long-term) and facts (permanent) are
+still extracted from the user's words by the classifier (the promotion queue), conservatively; a conversation
+memory is rendered as "the user said" / "the assistant said" with its date.
+
+What is not kept: system and tool messages, fillers the recall gate ignores ("ok", "谢谢"), and any message the
+injection guard refuses (it never becomes a memory of any kind). Content is redacted like every short-term write
+(``redact_tiers``). A remark the user's conversation memories already hold (same words up to case, punctuation
+and filler words; see :func:`~hermes_memory_core.lifecycle.dedupe.fact_signature`) is one memory that counts the
+repetition, not a second one. Memory ids derive from ``(user, session, turn, message)``, so archiving that a
+killed process redoes writes nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.lifecycle.dedupe import fact_signature
+from hermes_memory_core.retrieval.gate import should_recall
+from hermes_memory_core.short_term.session import USER_ROLES
+from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.permissions import LIFECYCLE
+from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryType
+
+__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_turns", "conversation_id", "end_session", "speaker",
+           "user_words"]
+
+#: Importance of a conversation memory: below the profile (0.6) and facts (0.9), so they rank first on a tie.
+CONVERSATION_IMPORTANCE = 0.3
+#: A long message is kept as pieces of at most this many characters (each its own memory, found on its own).
+PIECE_CHARS = 1200
+_NAMESPACE = uuid.UUID("5b1f8a53-2f4e-4c1e-9a53-6d0c3c1b7e21")
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "chatbot": "assistant",
+          "model": "assistant"}
+
+
+def speaker(role: str) -> str | None:
+    """``user`` or ``assistant`` for a message role a conversation memory keeps; None for system, tool, ..."""
+    return _ROLES.get(role)
+
+
+def conversation_id(user_id: str, session_id: str, turn: int, index: int, piece: int = 0) -> str:
+    """The memory id of one piece of one message of a session's turn (the same inputs always give the same id)."""
+    return str(uuid.uuid5(_NAMESPACE, f"{user_id}\x00{session_id}\x00{turn}\x00{index}\x00{piece}"))
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` in pieces of at most :data:`PIECE_CHARS`, cut after a sentence or a space where one is near."""
+    out: list[str] = []
+    while len(text) > PIECE_CHARS:
+        window = text[:PIECE_CHARS]
+        cut = max(window.rfind(mark) for mark in (". ", "。", "! ", "? ", "！", "？", "\n"))
+        if cut < PIECE_CHARS // 2:
+            cut = window.rfind(" ")
+        cut = cut + 1 if cut >= PIECE_CHARS // 2 else PIECE_CHARS
+        out.append(text[:cut].strip())
+        text = text[cut:].strip()
+    return [p for p in [*out, text] if p]
+
+
+def _remark(role: str, text: str) -> str:
+    """The key of a remark: who said it and what it says up to case, punctuation and filler words."""
+    return hashlib.sha256(repr((role, fact_signature(text))).encode()).hexdigest()[:32]
+
+
+def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> int:
+    """Keep the user and assistant messages of ``turns`` as conversation memories (see the module docstring), in
+    one batch write. Returns how many memories were written (repeats and pieces already stored are not)."""
+    if not engine.config.conversation_memories:
+        return 0
+    items: list[MemoryItem] = []
+    ids: list[str] = []
+    batch_remarks: dict[str, int] = {}
+    for turn in turns:
+        for index, message in enumerate(turn):
+            role = speaker(message.role)
+            text = " ".join(message.content.split())
+            if role is None or not text or not should_recall(text):
+                continue
+            for piece_no, piece in enumerate(_pieces(text)):
+                if not check_memory_write(piece, "user" if role == "user" else "tool").allow_long_term:
+                    continue
+                mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
+                if engine.metadata.get(mid, include_inactive=True) is not None:
+                    continue  # archived before a crash, or since deleted: either way not again
+                remark = _remark(role, piece)
+                held = engine.metadata.find_by_metadata(
+                    user_id, "remark", engine.codec.lookup_value(MemoryType.SHORT_TERM.value, "remark", remark),
+                    [MemoryType.SHORT_TERM.value])
+                if held is not None:
+                    engine.metadata.note_repeat(held, engine.now(), "conversation")
+                    engine.hot.invalidate(held)
+                    continue
+                if remark in batch_remarks:
+                    continue
+                batch_remarks[remark] = len(items)
+                meta = {"kind": CONVERSATION_KIND, "role": role, "turn": message.turn, "remark": remark,
+                        "source": "conversation"}
+                items.append(MemoryItem(piece, user_id, session_id, MemoryType.SHORT_TERM, CONVERSATION_IMPORTANCE,
+                                        (), meta, message.created_at or None))
+                ids.append(mid)
+    if items:
+        engine.add_items(items, LIFECYCLE, dialogue=True, ids=ids)
+    return len(items)
+
+
+def user_words(turn: Sequence[Message]) -> str:
+    """What the user said in one turn (the promotion queue's entry for it)."""
+    return " ".join(m.content for m in turn if m.role in USER_ROLES)
+
+
+def end_session(engine: MemoryEngine, user_id: str, session_id: str) -> int:
+    """A session ended: archive its buffered turns past the archive mark (conversation memories) and queue what the
+    user said in them for promotion, moving the mark. The buffer itself stays (a session that goes on keeps its
+    context); its turns are not archived again when they leave the ring. Returns the memories written."""
+    sessions = engine.sessions
+    mark = sessions.archived_turn(user_id, session_id)
+    turns = [t for t in sessions.turns(user_id, session_id) if t and t[0].turn > mark]
+    if not turns:
+        return 0
+    written = archive_turns(engine, user_id, session_id, turns)
+    sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.now())
+    return written
