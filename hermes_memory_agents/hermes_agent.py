@@ -14,8 +14,9 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
                         ``agent_context == "primary"`` writes. A locked store (another process holds it) or a bad
                         configuration disables the provider with one warning line; Hermes keeps running.
 ``system_prompt_block`` One paragraph: whose memory this is and how to use the tools.
-``prefetch``            The gated recall of the user's message as plain ``- memory [tier, date]`` lines: nothing for
-                        greetings and fillers; long-term memories, plus permanent facts for identity,
+``prefetch``            The gated recall of the user's message as the core's memory lines (``- [date · the user
+                        said] …``, ``- [fact · date] …``: quoted, guarded): nothing for greetings and fillers; what
+                        was said in earlier sessions and the profile, plus permanent facts for identity,
                         configuration and compliance questions.
 ``queue_prefetch``      Nothing: recall runs on the next message itself in ``prefetch`` (milliseconds), so there is
                         nothing worth precomputing from this one.
@@ -23,10 +24,10 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
                         turns and promotion of what the user said run in the core's background worker.
 ``on_turn_start``       Notes the user's message (a permanent write must quote it).
 ``on_pre_compress``     Returns the session's running summary, so Hermes' compressor keeps it.
-``on_session_end``      Extraction: what the user said in the turns still buffered is classified and stored (the
-                        injection guard decides what may become a permanent fact; a message a
-                        ``hermes_memory_remember`` already quoted is skipped), then the buffer is emptied, the
-                        session closed (``forget`` will expire its short-term memories) and everything flushed.
+``on_session_end``      The core's session end: the turns still buffered become conversation memories and what
+                        the user said in them is classified and stored (the injection guard decides what may become
+                        a permanent fact; a repeated statement is one memory), then the buffer is emptied and
+                        everything flushed.
 ``on_session_switch``   Rebinds to the new session id; leaving a session ends it as above. ``rewound`` (an
                         ``/undo``) drops the buffered turns unpromoted, so nothing the user took back is stored.
 ``on_memory_write``     Mirrors Hermes' built-in ``memory`` tool: ``add`` stores the entry as a long-term memory
@@ -247,7 +248,8 @@ class HermesAgentProvider:
         self._turn_message = query
         text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
         hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
-        return memory_lines(hits)
+        view = memory.session(self.user_id, session_id or self.session_id).view()
+        return memory_lines(view.without_held(hits))
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
@@ -312,7 +314,7 @@ class HermesAgentProvider:
             old = self.session_id
             if self.writes:
                 if rewound and new_session_id == old:
-                    self._memory.session(self.user_id, old).clear()  # type: ignore[union-attr]
+                    self._memory.session(self.user_id, old).clear(undo=True)  # type: ignore[union-attr]
                 elif new_session_id != old and old not in self._ended:
                     self._end(old)
             self.session_id = new_session_id
@@ -324,11 +326,15 @@ class HermesAgentProvider:
 
     def _end(self, sid: str) -> None:
         """End session ``sid``: its buffered turns become conversation memories and what the user said in them is
-        promoted (the core's session end, on the lifecycle's classifier and guard); then flush."""
+        promoted (the core's session end, on the lifecycle's classifier and guard); once that is done the buffer is
+        emptied (later turns of the same session start a new one) and everything flushed."""
         memory = self._memory
         if memory is None:
             return
-        memory.session(self.user_id, sid).close()
+        session = memory.session(self.user_id, sid)
+        session.close()
+        memory.flush()  # the archive and the promotions of this session's turns, before the buffer goes
+        session.clear()
         self._quoted.clear()
         memory.flush()
 

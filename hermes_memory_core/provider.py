@@ -29,12 +29,14 @@ from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
+from hermes_memory_core.lifecycle.conversation import erase_said
 from hermes_memory_core.lifecycle.erasure import erase_memory, finish_erasures
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.portability import restore_bundle
 from hermes_memory_core.retrieval.search import Searcher, build_filter
 from hermes_memory_core.short_term.session import SessionMemory, Sessions
+from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.storage.hot_cache import HotCache
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
@@ -123,10 +125,17 @@ class MemoryProvider(StoreAdministration):
         self._search = Searcher(engine)
         self._background = BackgroundLifecycle(engine, self._llm_for)
         self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain,
-                                  self._background.schedule_end, self._background.schedule_new_session)
+                                  self._background.schedule_end, self._background.schedule_new_session,
+                                  self._background.schedule_archive, self._undo_said)
         _OPEN_STORES[engine.store_key] = self
         finish_erasures(engine)  # an erasure a killed process left half done
         self._background.resume()
+
+    def _undo_said(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
+        for mid in erase_said(self.engine, user_id, session_id, turns):
+            rec = self.engine.metadata.get(mid, include_inactive=True)
+            if rec is not None:
+                erase_memory(self.engine, rec)
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
         return self._sessions.llm_for(user_id, session_id) or self.llm

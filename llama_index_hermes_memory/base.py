@@ -176,7 +176,7 @@ class HermesMemory(BaseMemory):
         view = self._session.view()
         query = self._query(input, view)
         hits = self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
-        return self._compose(view, hits)
+        return self._compose(view, view.without_held(hits))
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """Async twin of :meth:`get`."""
@@ -185,7 +185,7 @@ class HermesMemory(BaseMemory):
         hits = (
             await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
         )
-        return self._compose(view, hits)
+        return self._compose(view, view.without_held(hits))
 
     def get_all(self) -> list[ChatMessage]:
         """Every message still in the session buffer (older turns live on in the summary and in long-term memory)."""

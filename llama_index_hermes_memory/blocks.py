@@ -85,7 +85,8 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
     top_k: int = Field(default=5, ge=1, le=100, description="Facts loaded per turn.")
     accept_short_term_memory: bool = Field(default=False, description="Flushed turns are not written here.")
     caller: Caller | None = Field(default=None, exclude=True, description="Who reads the facts (needs "
-                                  "read_permanent; default: the provider's caller). Without it the block is empty.")
+                                  "read_permanent; default: the provider's caller when it was given one, else the "
+                                  "user themselves). Without the permission the block is empty.")
 
     _warned: bool = PrivateAttr(default=False)
 
@@ -93,7 +94,7 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
         query = _last_user_text(messages)
         if not query or not should_recall(query) or not needs_permanent(query):
             return ""
-        who = self.caller or self.memory.caller
+        who = self.memory.caller_for(self.user_id, self.caller)
         if not who.read_permanent:  # nothing to show, said once (an identity question must not fail the turn)
             if not self._warned:
                 self._warned = True

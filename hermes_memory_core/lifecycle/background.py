@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.lifecycle.conversation import end_session
+from hermes_memory_core.lifecycle.conversation import archive_completed, end_session
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
@@ -36,6 +36,10 @@ class BackgroundLifecycle:
     def schedule_compaction(self, user_id: str, session_id: str) -> None:
         """Summarise the session's overflowing turns soon (coalesced with a pending job for it)."""
         self.worker.submit(("compact", user_id, session_id))
+
+    def schedule_archive(self, user_id: str, session_id: str) -> None:
+        """Keep the session's completed turns as conversation memories soon (coalesced per session)."""
+        self.worker.submit(("archive", user_id, session_id))
 
     def schedule_end(self, user_id: str, session_id: str) -> None:
         """The session ended: archive its buffered turns and promote what the user said in them, soon."""
@@ -73,6 +77,8 @@ class BackgroundLifecycle:
             return
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
+        elif job[0] == "archive":
+            archive_completed(self.engine, job[1], job[2])
         elif job[0] == "end":
             end_session(self.engine, job[1], job[2])
         elif job[0] == "left":

@@ -35,8 +35,8 @@ from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryType
 
-__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_turns", "conversation_id", "end_session", "speaker",
-           "user_words"]
+__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
+           "end_session", "erase_said", "speaker", "user_words"]
 
 #: Importance of a conversation memory: below the profile (0.6) and facts (0.9), so they rank first on a tie.
 CONVERSATION_IMPORTANCE = 0.3
@@ -115,6 +115,29 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
     if items:
         engine.add_items(items, LIFECYCLE, dialogue=True, ids=ids)
     return len(items)
+
+
+def archive_completed(engine: MemoryEngine, user_id: str, session_id: str) -> int:
+    """Keep the session's completed turns (those the assistant answered, and every turn before the last) as
+    conversation memories now, without waiting for them to leave the ring: what was said is findable from the next
+    session on, however the last one ended. Turns already kept are skipped (their ids exist)."""
+    turns = engine.sessions.turns(user_id, session_id)
+    if turns and all(m.role in USER_ROLES for m in turns[-1]):
+        turns = turns[:-1]  # the open turn: its answer is still to come
+    return archive_turns(engine, user_id, session_id, turns) if turns else 0
+
+
+def erase_said(engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> list[str]:
+    """The ids of the conversation memories kept from ``turns`` (an undo erases them: the user took them back)."""
+    found = []
+    for turn in turns:
+        for index, message in enumerate(turn):
+            pieces = len(_pieces(" ".join(message.content.split()))) or 1
+            for piece in range(pieces):
+                mid = conversation_id(user_id, session_id, message.turn, index, piece)
+                if engine.metadata.get(mid, include_inactive=True) is not None:
+                    found.append(mid)
+    return found
 
 
 def user_words(turn: Sequence[Message]) -> str:

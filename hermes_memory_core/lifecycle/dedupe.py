@@ -57,7 +57,7 @@ _EN_FILLER = frozenset(_words(
     "is are am be do does really very quite so just also too actually basically definitely truly absolutely "
     "pretty certainly indeed totally genuinely especially particularly still currently"
 ))
-_EN_PHRASES = [(re.compile(r"\ba lot\b|\bvery much\b|\bso much\b"), " "), (re.compile(r"\bfavourite\b"), "favorite"),
+_EN_PHRASES = [(re.compile(r"\ba lot\b|\bvery much\b|\bso much\b|\bby the way\b|\bbtw\b|\bjust so you know\b|\bfyi\b"), " "), (re.compile(r"\bfavourite\b"), "favorite"),
                (re.compile(r"\bcolour"), "color"), (re.compile(r"\be-mail\b"), "email")]
 _EN_NEGATIONS = frozenset(_words("not no never none nobody nothing neither nor without nowhere cannot"))
 _EN_NUMBERS: dict[str, float] = {

@@ -20,6 +20,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import ContentTooLongError, InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
@@ -41,14 +42,28 @@ class SessionView:
     Attributes:
         summary: The running summary of evicted turns ("" when none).
         turns: The buffered turns, oldest first, each a list of messages.
+        session_id: The session.
     """
 
     summary: str
     turns: list[list[Message]]
+    session_id: str | None = None
 
     @property
     def messages(self) -> list[Message]:
         return [m for turn in self.turns for m in turn]
+
+    def holds(self, hit: MemoryHit) -> bool:
+        """Whether ``hit`` is a conversation memory of a turn this view still shows (a prompt that carries the
+        turns needs no copy of them among its recalled memories)."""
+        if not hit.is_conversation or hit.session_id != self.session_id or not self.turns:
+            return False
+        turn = hit.metadata.get("turn")
+        return isinstance(turn, int) and turn >= self.turns[0][0].turn
+
+    def without_held(self, hits: list[MemoryHit]) -> list[MemoryHit]:
+        """``hits`` without those the view holds (see :meth:`holds`)."""
+        return [h for h in hits if not self.holds(h)]
 
 
 def _as_message(m: MessageLike, max_chars: int) -> Message:
@@ -87,6 +102,8 @@ class Sessions:
         wait: Blocks until the background work ``on_overflow`` started is done.
         on_end: Called with ``(user_id, session_id)`` when a session is closed.
         on_new: Called with ``(user_id, session_id)`` when a session gets its first turn (its user left the others).
+        on_append: Called with ``(user_id, session_id)`` after every write (its completed turns can be kept).
+        on_undo: Called with ``(user_id, session_id, turns)`` before ``clear(undo=True)`` drops those turns.
     """
 
     def __init__(
@@ -96,6 +113,8 @@ class Sessions:
         wait: Callable[[], None],
         on_end: Callable[[str, str], None] | None = None,
         on_new: Callable[[str, str], None] | None = None,
+        on_append: Callable[[str, str], None] | None = None,
+        on_undo: Callable[[str, str, list[list[Message]]], None] | None = None,
     ) -> None:
         self.engine = engine
         self.store = engine.sessions
@@ -103,6 +122,8 @@ class Sessions:
         self.wait = wait
         self.on_end = on_end
         self.on_new = on_new
+        self.on_append = on_append
+        self.on_undo = on_undo
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -165,6 +186,8 @@ class SessionMemory:
                              self._engine.now())
         if turns[0] == 0 and self._sessions.on_new is not None:
             self._sessions.on_new(self.user_id, self.session_id)
+        if self._sessions.on_append is not None:
+            self._sessions.on_append(self.user_id, self.session_id)
         if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
             self._sessions.on_overflow(self.user_id, self.session_id)
 
@@ -192,11 +215,17 @@ class SessionMemory:
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
             turns = turns[-self._engine.config.ring_size :]
-        return SessionView(" ".join(c.text for c in chunks), turns)
+        return SessionView(" ".join(c.text for c in chunks), turns, self.session_id)
 
-    def clear(self) -> None:
-        """Drop the buffer, the summary and pending promotions of this session (stored memories stay)."""
+    def clear(self, undo: bool = False) -> None:
+        """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
+        ``undo`` the user takes the buffered turns back: the conversation memories already kept from them are
+        erased too, completely."""
         self._engine.need_open()
+        if undo and self._sessions.on_undo is not None:
+            self._sessions.wait()  # an archive of these turns in flight lands first, then goes with them
+            self._sessions.on_undo(self.user_id, self.session_id, self._sessions.store.turns(self.user_id,
+                                                                                              self.session_id))
         self._sessions.store.clear(self.user_id, self.session_id)
 
     def close(self) -> None:
@@ -227,9 +256,9 @@ class SessionMemory:
         """Async twin of :meth:`view`."""
         return await asyncio.to_thread(self.view, all_turns)
 
-    async def aclear(self) -> None:
+    async def aclear(self, undo: bool = False) -> None:
         """Async twin of :meth:`clear`."""
-        await asyncio.to_thread(self.clear)
+        await asyncio.to_thread(self.clear, undo)
 
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""

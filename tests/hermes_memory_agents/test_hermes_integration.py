@@ -86,7 +86,7 @@ def test_memory_manager_drives_a_whole_session(hermes_env: Path, capsys: pytest.
         assert provider.memory.session("default", "s1").view().turns == []
 
         recalled = manager.prefetch_all("What am I allergic to, and what is my name?", session_id="s1")
-        assert "allergic to peanuts" in recalled and "[permanent," in recalled
+        assert "allergic to peanuts" in recalled and "- [fact · " in recalled
         assert "Lin Wei" in recalled
         assert "allergic to peanuts" in build_memory_context_block(recalled)
         assert manager.prefetch_all("thanks!") == ""
@@ -207,7 +207,7 @@ def test_a_whole_aiagent_turn_loop_with_canned_completions(
     assert stored["stored"] is True and stored["tier"] == "permanent"
     asked = requests[2]["messages"][-1]["content"]
     assert asked.startswith("What am I allergic to?") and "<memory-context>" in asked
-    assert "- The user is allergic to peanuts [permanent," in asked
+    assert "] The user is allergic to peanuts" in asked and "- [fact · " in asked
 
     config = MemoryConfig(data_dir=home / "hermes_memory", encryption_key=TEST_KEY)  # type: ignore[arg-type]
     with MemoryProvider(config, embedder=real_embedder, caller=Caller("check", read_permanent=True)) as mem:

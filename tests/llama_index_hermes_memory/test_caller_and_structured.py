@@ -16,10 +16,14 @@ from llama_index_hermes_memory import HermesMemory, LlamaIndexLLM
 def test_permanent_facts_need_a_caller_that_may_read_them(config: MemoryConfig, real_embedder: Embedder) -> None:
     with MemoryProvider(config, embedder=real_embedder) as mem:  # no caller of its own
         mem.add("The user's name is Lin Wei", user_id="u", memory_type="permanent", caller=Caller.admin("setup"))
-        plain = HermesMemory.from_defaults(user_id="u", session_id="s", memory=mem)
+        plain = HermesMemory.from_defaults(user_id="u", session_id="s", memory=mem)  # serves u: reads u's facts
+        other = HermesMemory.from_defaults(user_id="v", session_id="s", memory=mem)
+        third = HermesMemory.from_defaults(user_id="u", session_id="s", memory=mem, caller=Caller("assistant"))
         reader = HermesMemory.from_defaults(user_id="u", session_id="s", memory=mem,
                                             caller=Caller("assistant", read_permanent=True))
-        assert "Lin Wei" not in " ".join(m.content or "" for m in plain.get("What is my name?"))
+        assert "Lin Wei" in " ".join(m.content or "" for m in plain.get("What is my name?"))
+        assert "Lin Wei" not in " ".join(m.content or "" for m in other.get("What is my name?"))
+        assert "Lin Wei" not in " ".join(m.content or "" for m in third.get("What is my name?"))
         assert "Lin Wei" in " ".join(m.content or "" for m in reader.get("What is my name?"))
         assert "caller" not in reader.to_dict()
 

@@ -183,7 +183,7 @@ async def test_memory_blocks_in_llama_index_memory(mem: MemoryProvider) -> None:
 
 
 async def test_permanent_block_without_permission_shows_nothing_and_warns_once(tmp_path: Any, embedder: Any) -> None:
-    """A default provider (no caller) used to raise PermissionDeniedError on every identity question."""
+    """A caller without read_permanent used to raise PermissionDeniedError on every identity question."""
     import warnings
 
     from llama_index_hermes_memory import HermesLongTermBlock, HermesPermanentBlock
@@ -192,7 +192,9 @@ async def test_permanent_block_without_permission_shows_nothing_and_warns_once(t
     with MemoryProvider(make_config(tmp_path / "d"), embedder=embedder) as plain:
         plain.add("用户的名字是林伟", user_id="u1", memory_type="permanent", caller=ADMIN)
         plain.add("The user drinks green tea", user_id="u1")
-        block = HermesPermanentBlock(memory=plain, user_id="u1")
+        assert "林伟" in await HermesPermanentBlock(memory=plain, user_id="u1")._aget(
+            [ChatMessage(role="user", content="What is my name?")])  # the block serves u1: u1's facts
+        block = HermesPermanentBlock(memory=plain, user_id="u1", caller=Caller("some-tool"))
         question = [ChatMessage(role="user", content="What is my name?")]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -205,6 +207,6 @@ async def test_permanent_block_without_permission_shows_nothing_and_warns_once(t
         allowed = HermesPermanentBlock(memory=plain, user_id="u1", caller=reader)
         assert "林伟" in await allowed._aget(question)
         memory = HermesMemory.from_defaults(user_id="u1", session_id="s", memory=plain, caller=reader)
-        assert "林伟" in (memory.get("What is my name?")[0].content or "")
-        assert "林伟" not in (HermesMemory.from_defaults(user_id="u1", session_id="s2", memory=plain)
-                             .get("What is my name?")[0].content or "")
+        assert "林伟" in (memory.get("用户的名字是什么？")[0].content or "")
+        other = HermesMemory.from_defaults(user_id="u2", session_id="s2", memory=plain)
+        assert "林伟" not in " ".join(m.content or "" for m in other.get("What is my name?"))  # another user's

@@ -112,7 +112,8 @@ def test_a_duplicate_never_reveals_a_fact_the_caller_may_not_read(store: MemoryP
     fact = store.remember("我对花生过敏", user_id="u")
     anon = Caller("anonymous")
     res = store.remember("我对花生过敏", user_id="u", session_id="s", caller=anon)
-    assert res.action == "added" and res.id != fact.id and res.memory_type is MemoryType.SHORT_TERM
+    # kept as the user's profile statement, a memory of its own: the sealed fact is neither named nor counted
+    assert res.action == "added" and res.id != fact.id and res.memory_type is MemoryType.LONG_TERM
 
 
 def test_promotion_of_a_repeated_statement_stores_nothing_new(store: MemoryProvider) -> None:

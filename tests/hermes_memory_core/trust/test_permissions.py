@@ -32,7 +32,10 @@ def test_denied_by_default(anon: MemoryProvider) -> None:
     with pytest.raises(PermissionDeniedError):
         anon.search("peanuts", user_id="u", memory_types=["permanent"])
     assert [h.id for h in anon.search("peanuts allergy", user_id="u", top_k=10)] == [pref]  # invisible, no error
-    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="u"))
+    # recall serves the user it names (their own facts, by default); a third party's caller still sees nothing
+    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="u", caller=Caller("anonymous")))
+    assert fact in [h.id for h in anon.recall("what am I allergic to?", user_id="u")]
+    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="someone-else"))
     with pytest.raises(PermissionDeniedError):
         anon.export(anon.data_dir.parent / "b")
     assert anon.get(fact, caller=admin).version == 1  # nothing was changed
@@ -55,6 +58,9 @@ def test_read_only_caller(anon: MemoryProvider) -> None:
 
 
 def test_remember_without_write_permission_keeps_facts_out(anon: MemoryProvider) -> None:
-    res = anon.remember("我对花生过敏", user_id="u", session_id="s")
-    assert res.memory_type.value == "short_term" and "may not write permanent" in res.reason
+    res = anon.remember("我对花生过敏", user_id="u", session_id="s", caller=Caller("anonymous"))
+    assert res.memory_type.value == "long_term" and "may not write permanent" in res.reason
+    tool = anon.remember("我对花生过敏", user_id="u", session_id="s", source="tool")  # not the user's own word
+    assert tool.memory_type.value != "permanent"
+    assert anon.remember("我对花生过敏", user_id="u").memory_type.value == "permanent"  # the user, by default
     assert anon.remember("我对花生过敏", user_id="u", caller=Caller.admin("app")).memory_type.value == "permanent"

@@ -127,7 +127,10 @@ def test_long_term_is_redacted_before_storage(mem: MemoryProvider) -> None:
 
 def test_short_term_and_switch_off(mem: MemoryProvider) -> None:
     sid = mem.add("call me at 13812345678 today", user_id="u", session_id="s", memory_type="short_term")
-    assert "13812345678" in mem.get(sid).content  # redact_tiers defaults to long_term
+    assert "13812345678" not in mem.get(sid).content  # redact_tiers defaults to short_term and long_term
+    mem.config.redact_tiers = ["long_term"]
+    sid = mem.add("call me at 13812345678 today", user_id="u", session_id="s", memory_type="short_term")
+    assert "13812345678" in mem.get(sid).content
     mem.config.redact_pii = False
     mem.engine._redactor = None
     assert "13812345678" in mem.get(mem.add("13812345678", user_id="u")).content

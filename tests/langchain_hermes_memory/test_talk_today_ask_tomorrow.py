@@ -1,0 +1,83 @@
+"""Talk today, ask tomorrow through the LangChain surfaces, with the default setup (no caller, no LLM): what was
+said in one thread — and the facts the user stated — reach the model in a new thread a week later."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from hermes_memory_core import MemoryProvider
+from hermes_memory_core.embedding import Embedder
+from langchain_hermes_memory import HermesChatMessageHistory, HermesMemoryMiddleware, HermesRetriever
+from tests.conftest import make_config
+from tests.langchain_hermes_memory.scripted import ScriptedChatModel
+
+WEEK = 7 * 86_400
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_750_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["embedded", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path,
+          real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
+    """A store opened as a new user opens one (no caller, no LLM), on the real model: recall is about meaning."""
+    clock = Clock()
+    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder, clock=clock)
+    try:
+        yield provider, clock
+    finally:
+        provider.close()
+
+
+def test_middleware_brings_last_weeks_thread_into_a_new_one(store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = store
+    model = ScriptedChatModel()
+    agent = create_agent(model, tools=[], middleware=[HermesMemoryMiddleware(memory=mem)],
+                         checkpointer=InMemorySaver())
+    monday = {"configurable": {"thread_id": "monday", "user_id": "alice"}}
+    for text, answer in [("I am allergic to peanuts.", "Noted, no peanuts."),
+                         ("For the cache penetration problem my plan is a bloom filter in front of Redis.",
+                          "A bloom filter plus caching empty results with a short TTL works.")]:
+        clock.now += 60
+        model.say(answer)
+        agent.invoke({"messages": [HumanMessage(text)]}, monday)
+    clock.now += WEEK
+    model.say("You planned a bloom filter.")
+    agent.invoke({"messages": [HumanMessage("What was the cache plan we discussed last time?")]},
+                 {"configurable": {"thread_id": "next-week", "user_id": "alice"}})
+    system = ScriptedChatModel.system_text(model.requests[-1])
+    assert "the user said] For the cache penetration problem my plan is a bloom filter" in system
+    model.say("No peanuts for you.")
+    agent.invoke({"messages": [HumanMessage("What am I allergic to?")]},
+                 {"configurable": {"thread_id": "next-week", "user_id": "alice"}})
+    system = ScriptedChatModel.system_text(model.requests[-1])
+    assert "[fact · " in system and "allergic to peanuts" in system
+    assert not isinstance(model.requests[-1][-1], AIMessage)
+
+
+def test_chat_history_threads_are_remembered_by_the_retriever(store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = store
+    history = HermesChatMessageHistory("chat-1", "bob", mem)
+    for text, answer in [("My daughter is called Mia.", "Lovely name."),
+                         ("I want blue-green deployment with two Kubernetes clusters.", "Rollback gets instant.")]:
+        clock.now += 60
+        history.add_messages([HumanMessage(text), AIMessage(answer)])
+    clock.now += WEEK
+    HermesChatMessageHistory("chat-2", "bob", mem).add_messages([HumanMessage("Morning!")])
+    mem.flush()
+    retriever = HermesRetriever(memory=mem, user_id="bob", gate=True, k=5)
+    docs = retriever.invoke("What deployment did we discuss with Kubernetes clusters?")
+    assert any("blue-green deployment" in d.page_content for d in docs)
+    docs = retriever.invoke("What is my daughter called?")
+    assert any("Mia" in d.page_content for d in docs)
