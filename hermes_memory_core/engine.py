@@ -393,19 +393,20 @@ class MemoryEngine:
         *,
         dialogue: bool = False,
         on_progress: Callable[[int, int], None] | None = None,
-        ids: Sequence[str] | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> list[str]:
         """Validate every item, then embed and store them in batches; see :meth:`MemoryProvider.add_many`.
 
         Args:
-            ids: The new memories' ids (default: fresh UUIDs; ids derived from turns make redone work idempotent).
+            memory_ids: The new memories' ids (default: fresh UUIDs; ids derived from turns make redone work
+                idempotent).
             dialogue: The memories are turns of a conversation: those with a session give and take keyword context
                 with the session's neighbouring turns. Independent facts (the default) never do, so when they were
                 written cannot change what a question finds.
         """
         self.need_open()
         now = self.now()
-        records = [self.new_record(it, now, None if ids is None else ids[i]) for i, it in enumerate(items)]
+        records = [self.new_record(it, now, None if memory_ids is None else memory_ids[i]) for i, it in enumerate(items)]
         if not who.write_permanent and any(r.memory_type is MemoryType.PERMANENT for r in records):
             raise PermissionDeniedError(f"caller {who.name!r} may not write permanent memories")
         ids: list[str] = []

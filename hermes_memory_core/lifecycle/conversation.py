@@ -113,7 +113,7 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
                                         (), meta, message.created_at or None))
                 ids.append(mid)
     if items:
-        engine.add_items(items, LIFECYCLE, dialogue=True, ids=ids)
+        engine.add_items(items, LIFECYCLE, dialogue=True, memory_ids=ids)
     return len(items)
 
 

@@ -290,7 +290,7 @@ def test_delegations_stay_in_the_session_and_are_never_promoted(make: Callable[.
     assert roles == [("user", "Book me something to Osa"), ("tool", "Delegated to a subagent:"),
                      ("assistant", "I found NH123 for 420 US")]
     p.on_session_end([])
-    found = [h for h in mem.search("NH123 flight", user_id="default", top_k=10)]
+    found = mem.search("NH123 flight", user_id="default", top_k=10)
     assert not any("Delegated" in h.content or "ANA flight" in h.content for h in found)  # the tool note: never
     # what the assistant said is kept as said, never as a fact about the user
     assert all(h.is_conversation and h.role == "assistant" for h in found if "NH123" in h.content)

@@ -177,7 +177,7 @@ def test_conversation_memories_can_be_turned_off(tmp_path: Path, embedder: Embed
 
 
 def test_an_undo_erases_what_the_user_took_back(store: tuple[MemoryProvider, Clock]) -> None:
-    mem, clock = store
+    mem, _clock = store
     s = mem.session("u1", "s")
     s.add_messages([("user", "My locker code is 4471, keep it for me"), ("assistant", "Kept.")])
     mem.flush()
