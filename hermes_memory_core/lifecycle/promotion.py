@@ -32,7 +32,7 @@ from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.injection import check_memory_write, sanitize_summary
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
 
@@ -94,7 +94,7 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
             break
         oldest = turns[: cfg.summarize_turns]
         pairs = [(m.role, m.content) for turn in oldest for m in turn]
-        summary = summarizer.summarize(pairs, cfg.summary_chunk_chars)
+        summary = sanitize_summary(summarizer.summarize(pairs, cfg.summary_chunk_chars))  # attacks split by turns
         if cfg.redact_summaries:
             summary = engine.redact_text(summary)
         mark = sessions.archived_turn(user_id, session_id)
@@ -108,7 +108,7 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         chunks = sessions.chunks(user_id, session_id)
         if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
             older = chunks[:-1]
-            tight = summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2)
+            tight = sanitize_summary(summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2))
             if cfg.redact_summaries:
                 tight = engine.redact_text(tight)
             sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())

@@ -21,6 +21,7 @@ from hermes_memory_core.errors import ContentTooLongError, InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
+from hermes_memory_core.trust.injection import sanitize_summary
 from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
@@ -208,14 +209,19 @@ class SessionMemory:
 
     def view(self, all_turns: bool = False) -> SessionView:
         """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn
-        waiting for its summary included)."""
+        waiting for its summary included). The summary is checked whole as it goes into a prompt: sentences the
+        injection guard flags (alone, or with a neighbour: an attack split across turns or chunks) are left out, and
+        PII joined across chunks is redacted (with ``redact_summaries``)."""
         self._engine.need_open()
         store = self._sessions.store
         chunks = store.chunks(self.user_id, self.session_id)
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
             turns = turns[-self._engine.config.ring_size :]
-        return SessionView(" ".join(c.text for c in chunks), turns, self.session_id)
+        summary = sanitize_summary(" ".join(c.text for c in chunks)) if chunks else ""
+        if summary and self._engine.config.redact_summaries:
+            summary = self._engine.redact_text(summary)
+        return SessionView(summary, turns, self.session_id)
 
     def clear(self, undo: bool = False) -> None:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
