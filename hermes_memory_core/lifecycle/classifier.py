@@ -220,7 +220,7 @@ _PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmy name is\b|\bcall me\b|我叫|我的名字|我姓"), "name"),
     (re.compile(r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏"), "allergy"),
     (re.compile(r"\bi was born\b|\bmy birthday\b|我的生日|我出生"), "birth"),
-    (re.compile(r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) an? (?:\w+ )?(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist)\b|我在.{1,20}(?:工作|上班)|我的工作|我是一名|我是.{0,6}(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员)"), "occupation"),
+    (re.compile(r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"), "occupation"),
     (re.compile(r"\bi (?:now |currently |still )?live in\b|\bmy address\b|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
                 r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"), "residence"),
     (re.compile(r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"

@@ -34,7 +34,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.retrieval.as_of import search_as_of
-from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
+from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.storage.metadata import KeywordFilter
@@ -46,7 +46,7 @@ from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
-__all__ = ["SearchFilter", "Searcher", "build_filter", "close_to_best", "readable_types"]
+__all__ = ["SearchFilter", "Searcher", "build_filter", "close_to_best", "on_topic_first", "readable_types"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +87,32 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
     return allowed
 
 
-def close_to_best(hits: list[MemoryHit], ratio: float) -> list[MemoryHit]:
-    """The hits without the profile and fact memories scoring below ``ratio`` of the best hit (none dropped for
+#: Search with dense confidences computed and no floor (recall applies its own).
+_NO_FLOOR = -1e9
+
+
+def _on_topic(hit: MemoryHit, topics: frozenset[str]) -> bool:
+    key = hit.metadata.get("fact_key")
+    return isinstance(key, str) and key.split("_", 1)[0] in topics
+
+
+def on_topic_first(hits: list[MemoryHit], topics: frozenset[str]) -> list[MemoryHit]:
+    """``hits`` with the keyed facts on the question's topics first (a question about where the user lives gets the
+    user's current residence fact before memories that merely sound alike), each group in its order."""
+    if not topics:
+        return hits
+    return [h for h in hits if _on_topic(h, topics)] + [h for h in hits if not _on_topic(h, topics)]
+
+
+def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset()) -> list[MemoryHit]:
+    """The hits without the profile and fact memories scoring below ``ratio`` of the best score (none dropped for
     ``ratio`` 0): a question about the user gets the fact that answers it and what competes with it, not the user's
-    other facts. Conversation memories are kept up to ``top_k``: what was said is found among many similar lines,
-    and the evidence is often not the first of them."""
+    other facts. Keyed facts on the question's ``topics`` always stay; conversation memories are kept up to
+    ``top_k``: what was said is found among many similar lines, and the evidence is often not the first of them."""
     if not hits or ratio <= 0:
         return hits
-    bar = hits[0].score * ratio
-    return [h for h in hits if h.score >= bar or h.is_conversation]
+    bar = max(h.score for h in hits) * ratio
+    return [h for h in hits if h.score >= bar or h.is_conversation or _on_topic(h, topics)]
 
 
 def build_filter(
@@ -302,7 +319,19 @@ class Searcher:
             return []
         permanent = needs_permanent(query) and who.read_permanent
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
-        floor = self.engine.config.recall_min_score if min_score is None else min_score
-        hits = self.search(query, user_id=user_id, top_k=top_k, memory_types=tiers, session_id=session_id,
-                           tags=tags, time_range=time_range, now=now, min_score=floor, who=who, llm=llm)
-        return close_to_best(hits, self.engine.config.recall_relative_score)
+        floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
+        k = v.check_top_k(top_k)
+        # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
+        # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
+        hits = self.search(query, user_id=user_id, top_k=2 * k, memory_types=tiers, session_id=session_id,
+                           tags=tags, time_range=time_range, now=now, min_score=_NO_FLOOR, who=who, llm=llm)
+        topics = question_topics(query)
+        ordered = on_topic_first(hits, topics)
+        answered = bool(ordered) and _on_topic(ordered[0], topics)
+        if floor is not None and not answered and max((h.confidence for h in hits if h.confidence is not None),
+                                                      default=float("-inf")) < floor:
+            unvectored = [h for h in hits if h.keyword_score and not self.engine.has_vector(h.memory_type)]
+            if not unvectored:
+                return []
+            ordered = unvectored
+        return close_to_best(ordered, self.engine.config.recall_relative_score, topics)[:k]
