@@ -145,7 +145,7 @@ def _replay_middleware(mem: Any, conv: Conversation, user: str, clock: _Clock) -
         replies = iter([AIMessage(" ".join(t.text for t in a) or "OK.") for _u, a in exchanges])
         agent = create_agent(Scripted(messages=replies), tools=[], middleware=[HermesMemoryMiddleware(memory=mem)],
                              checkpointer=InMemorySaver())
-        config = {"configurable": {"thread_id": f"session_{n}", "user_id": conv.sample_id}}
+        config: Any = {"configurable": {"thread_id": f"session_{n}", "user_id": conv.sample_id}}
         for u, _a in exchanges:
             clock.now = u[0].timestamp
             agent.invoke({"messages": [{"role": "user", "content": " ".join(t.text for t in u)}]}, config)
@@ -166,7 +166,6 @@ def evaluate(conversations: list[Conversation], surface: str, top_k: int = 10,
 
     rows: list[float] = []
     tokens: list[int] = []
-    counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="hermes-replay-") as tmp:
         cfg = MemoryConfig(data_dir=Path(tmp) / "store", **(config_overrides or {}))
         embedder = CachedEmbedder(load_embedder(cfg.embedding_model, cfg.embedding_threads), cache_dir)
@@ -184,8 +183,11 @@ def evaluate(conversations: list[Conversation], surface: str, top_k: int = 10,
             for conv in conversations:
                 clock.now = conv.last_date + WEEK
                 mem.forget(now=clock.now)
-                for kind, n in mem.stats().by_type.items():
-                    counts[kind] = counts.get(kind, 0) + n
+            stats = mem.stats()
+            counts = dict(stats.by_type)
+            disk = stats.disk_bytes
+            for conv in conversations:
+                clock.now = conv.last_date + WEEK
                 user = conv.turns[0].speaker
                 text_of = {t.dia_id: t.text for t in conv.turns}
                 speaker_of = {t.dia_id: t.speaker for t in conv.turns}
@@ -196,8 +198,10 @@ def evaluate(conversations: list[Conversation], surface: str, top_k: int = 10,
                     recalled = [h.content for h in hits]
                     tokens.append(sum(count_tokens(c) for c in recalled))
                     rows.append(statistics.fmean(turn_recalled(text_of[e], recalled) for e in q.evidence))
+    total = sum(counts.values())
     return {"surface": surface, "questions": len(rows), "recall": statistics.fmean(rows) if rows else 0.0,
-            "mean_tokens": statistics.fmean(tokens) if tokens else 0.0, "memories": counts, "replay_s": replay_s}
+            "mean_tokens": statistics.fmean(tokens) if tokens else 0.0, "memories": counts, "replay_s": replay_s,
+            "disk_bytes_per_memory": disk / total if total else 0.0}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         results.append(evaluate(convs, surface, args.top_k, args.cache_dir or None))
     direct = next((r for r in results if r["surface"] == "direct"), None)
     print_table(
-        ["surface", "questions", f"recall@{args.top_k}", "mean tokens", "conversation+other memories", "replay s",
+        ["surface", "questions", f"recall@{args.top_k}", "mean tokens", "memories", "disk KiB/memory", "replay s",
          "× direct"],
         [[r["surface"], r["questions"], f"{r['recall']:.3f}", f"{r['mean_tokens']:.0f}",
-          sum(r["memories"].values()), f"{r['replay_s']:.1f}",
+          sum(r["memories"].values()), f"{r['disk_bytes_per_memory'] / 1024:.1f}", f"{r['replay_s']:.1f}",
           f"{r['replay_s'] / direct['replay_s']:.2f}" if direct and direct["replay_s"] else "-"] for r in results],
     )
     if args.json:

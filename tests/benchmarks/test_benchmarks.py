@@ -22,6 +22,7 @@ NEEDS_DATA = [
     ["benchmarks.peers"],
     ["benchmarks.locomo_retrieval"],
     ["benchmarks.token_savings"],
+    ["benchmarks.chat_replay"],
     ["benchmarks.scale", "--corpus", "locomo", "--n", "100"],
 ]
 
@@ -125,3 +126,16 @@ def test_peers_runs_or_says_what_to_install(tmp_path: Path) -> None:
     # both vector-only peers rank by exact cosine over the same vectors: the same recall
     assert stores["raw numpy"]["recall"] == pytest.approx(stores["LangGraph SqliteStore"]["recall"])
     assert all(s["search_p50_ms"] > 0 for s in stores.values())
+
+
+@pytest.mark.slow
+def test_chat_replay_runs_every_surface_and_sessions_keep_up_with_direct_writes() -> None:
+    """A small synthetic conversation through every chat surface: each run answers the same questions, and the
+    core sessions recall what the same turns written directly recall."""
+    from benchmarks.chat_replay import SURFACES, evaluate
+
+    convs = synthetic_conversations(count=1, sessions=3, turns_per_session=8, facts_per_session=2)
+    results = {s: evaluate(convs, s, cache_dir=None) for s in SURFACES}
+    assert len({r["questions"] for r in results.values()}) == 1 and results["direct"]["questions"] > 0
+    assert results["sessions"]["recall"] >= results["direct"]["recall"] - 0.05
+    assert all(r["recall"] > 0 and r["disk_bytes_per_memory"] > 0 for r in results.values()), results
