@@ -235,7 +235,7 @@ class MemoryConfig(_Strict):
         "written when a turn leaves the ring buffer or the session ends): recall finds them in later sessions.",
     )
     conversation_retention_days: float = Field(
-        180, ge=1, description="A conversation memory neither recalled nor repeated for this many days is expired "
+        365, ge=1, description="A conversation memory neither recalled nor repeated for this many days is expired "
         "by forget() (one that recall keeps returning stays; importance >= forget_protect_importance never expires).",
     )
     forget_downgrade_days: float = Field(

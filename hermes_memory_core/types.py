@@ -94,6 +94,8 @@ class MemoryHit:
         confidence: How far the memory's dense match stands out from ordinary sentences of its language for this
             question (a z-score, comparable across languages and questions; ~4 and above is a real match), or
             None when it was not computed.
+        dialogue: The memory is a line of a conversation (a conversation memory, or a turn imported with
+            ``add_many(..., dialogue=True)``), not a statement about the user.
     """
 
     record: MemoryRecord
@@ -102,6 +104,7 @@ class MemoryHit:
     dense_score: float | None = None
     keyword_score: float | None = None
     confidence: float | None = None
+    dialogue: bool = False
 
     # Flat accessors so callers can write ``hit.content`` as with a record.
     @property

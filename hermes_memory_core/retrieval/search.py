@@ -107,12 +107,13 @@ def on_topic_first(hits: list[MemoryHit], topics: frozenset[str]) -> list[Memory
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset()) -> list[MemoryHit]:
     """The hits without the profile and fact memories scoring below ``ratio`` of the best score (none dropped for
     ``ratio`` 0): a question about the user gets the fact that answers it and what competes with it, not the user's
-    other facts. Keyed facts on the question's ``topics`` always stay; conversation memories are kept up to
-    ``top_k``: what was said is found among many similar lines, and the evidence is often not the first of them."""
+    other facts. Keyed facts on the question's ``topics`` always stay; lines of a conversation (conversation
+    memories, dialogue imports) are kept up to ``top_k``: what was said is found among many similar lines, and the
+    evidence is often not the first of them."""
     if not hits or ratio <= 0:
         return hits
     bar = max(h.score for h in hits) * ratio
-    return [h for h in hits if h.score >= bar or h.is_conversation or _on_topic(h, topics)]
+    return [h for h in hits if h.score >= bar or h.dialogue or h.is_conversation or _on_topic(h, topics)]
 
 
 def build_filter(
@@ -242,7 +243,8 @@ class Searcher:
         if missing:
             records.update(engine.metadata.get_many(missing, flt.user_id, now=at))
         hits = [
-            MemoryHit(records[r.id], r.score, r.relevance, cosines.get(r.id), r.keyword, confidence.get(r.id))
+            MemoryHit(records[r.id], r.score, r.relevance, cosines.get(r.id), r.keyword, confidence.get(r.id),
+                      bool(fields[r.id].dialogue))
             for r in ranked
             if r.id in records
         ]
