@@ -1,4 +1,4 @@
-"""``pytest -m server`` selects every test that needs PostgreSQL, and ``-m "not server"`` none of them (issue 17.3)."""
+"""``pytest -m server`` selects every test that needs PostgreSQL, and ``-m "not server"`` none of them."""
 
 from __future__ import annotations
 

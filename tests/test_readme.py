@@ -202,3 +202,24 @@ def test_the_pages_cite_only_what_the_repository_holds() -> None:
             pattern = cited.replace(".../", "**/")
             found = [p for base in (ROOT, ROOT / "hermes_memory_core") for p in base.glob(pattern + "*")]
             assert found, (page.name, cited)
+
+
+def test_code_cites_the_docs_and_every_cited_anchor_exists() -> None:
+    """Comments and docstrings point to ``docs/<page>.md#<anchor>``, never to seeds, design notes or issues a reader
+    cannot open; each cited page and anchor exists."""
+    files = [p for pkg in ("hermes_memory_core", "langchain_hermes_memory", "llama_index_hermes_memory",
+                           "hermes_memory_agents", "benchmarks", "tests") for p in (ROOT / pkg).rglob("*.py")]
+    files += [ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    cited = 0
+    for path in files:
+        if path == Path(__file__):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for outside in (r"\bseed \d", r"§", r"\bDESIGN\b", r"\b[Ii]ssues? \d"):
+            assert not re.search(outside, text), (str(path.relative_to(ROOT)), outside)
+        for page, anchor in re.findall(r"docs/([\w-]+\.md)(?:#([\w-]+))?", text):
+            dest = ROOT / "docs" / page
+            assert dest.exists(), (str(path.relative_to(ROOT)), page)
+            assert not anchor or anchor in anchors(dest), (str(path.relative_to(ROOT)), page, anchor)
+            cited += 1
+    assert cited >= 15

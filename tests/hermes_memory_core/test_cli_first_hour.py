@@ -1,4 +1,4 @@
-"""The CLI as a new user meets it (issues 17.6, 17.7): one-line errors, read-only commands that create nothing,
+"""The CLI as a new user meets it: one-line errors, read-only commands that create nothing,
 ``--version``, ``list``/``update``/``delete``, a stats table, ``--key-file`` everywhere, a closed pipe."""
 
 from __future__ import annotations

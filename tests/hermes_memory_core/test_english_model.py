@@ -1,4 +1,4 @@
-"""The English model option (issue 17.9, 17.11): it lives in the ``sentence-transformers`` extra, says so when the
+"""The English model option: it lives in the ``sentence-transformers`` extra, says so when the
 extra is missing, and loads without a progress bar or a warning of ours."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Permanent facts do not leak around their encryption; ``encrypt_at_rest="all"`` and ``permanent_vectors=False``
-do what they say (issue 16 item 7).
+do what they say.
 
 Every byte a store keeps (data directory or server rows, vector payloads, the bundle) is searched for each secret a
 permanent fact carries: its content, tags, metadata, version notes, delete reason, and the classifier's reason and
