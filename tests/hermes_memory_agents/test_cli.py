@@ -47,9 +47,19 @@ def test_our_commands_are_documented_and_take_the_common_options() -> None:
     assert sorted(commands) == ["hermes-agent", "mcp"]
     for name, p in commands.items():
         assert p.description, name
-        text = p.format_help()
-        assert "--data-dir" in text and "--json" in text
+        assert "--log-level" in p.format_help(), name
     assert "--transport" in commands["mcp"].format_help() and "--hermes-home" in commands["hermes-agent"].format_help()
+
+
+def test_help_offers_only_what_works() -> None:
+    """mcp speaks MCP, not JSON; hermes-agent's data directory is set in Hermes' config.yaml."""
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    commands = _subcommands(parser)
+    mcp, hermes = commands["mcp"].format_help(), commands["hermes-agent"].format_help()
+    assert "--data-dir" in mcp and "--key-file" in mcp and "--json" not in mcp
+    assert "--json" in hermes and "--data-dir" not in hermes and "--key-file" not in hermes
+    assert "not used" not in hermes
 
 
 def test_the_core_cli_adds_commands_from_the_entry_point_group(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
