@@ -102,7 +102,8 @@ def hit_dict(h: Any) -> dict[str, Any]:
 
 def read_content(args: argparse.Namespace, name: str = "content") -> str:
     """The text a command stores: the positional argument, standard input when it is ``-``, or ``--file PATH``
-    (UTF-8). Exactly one of them; anything else is a one-line ``InvalidInputError``."""
+    (UTF-8; from either, the final line break is dropped). Exactly one of them; anything else is a one-line
+    ``InvalidInputError``."""
     from hermes_memory_core.errors import InvalidInputError
 
     given, path = getattr(args, name), getattr(args, "file", None)
@@ -111,8 +112,8 @@ def read_content(args: argparse.Namespace, name: str = "content") -> str:
                                 "(exactly one of them)")
     try:
         if path is not None:
-            return Path(path).read_text(encoding="utf-8")
-        return sys.stdin.read() if given == "-" else str(given)
+            return Path(path).read_text(encoding="utf-8").rstrip("\r\n")  # the file's last line break is no content
+        return sys.stdin.read().rstrip("\r\n") if given == "-" else str(given)
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"the {name} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:

@@ -72,6 +72,9 @@ def options_table(parser: argparse.ArgumentParser) -> str:
     for option in OPTIONS:
         takers = [name for name, p in commands.items()
                   if any(option.flag in a.option_strings for a in p._actions)]
-        who = "all" if len(takers) == len(commands) else ", ".join(f"`{n}`" for n in takers)
-        lines.append(f"| `{option.flag}` | {option.help.replace('|', '/')} | {who} |")
+        others = [name for name in commands if name not in takers]
+        who = ("all" if not others else "all but " + ", ".join(f"`{n}`" for n in others) if len(others) <= 3
+               else ", ".join(f"`{n}`" for n in takers))
+        meaning = option.help.replace("|", "/").replace("<", "&lt;").replace(">", "&gt;")
+        lines.append(f"| `{option.flag}` | {meaning} | {who} |")
     return "\n".join(lines)
