@@ -143,7 +143,7 @@ def test_doctor(store: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "1 memories of 1 users" in checks["sizes"]["detail"]
     with MemoryProvider(MemoryConfig(data_dir=store[1], encryption_key=TEST_KEY)):  # this process holds it
         code, out, _ = run(["doctor", *store], capsys)
-    assert code == 1 and "FAIL  open: StoreLockedError" in out and "server mode" in out
+    assert code == 1 and "FAIL  open: StoreLockedError" in out and "already open in this process" in out
 
 
 def test_the_options_table_of_the_docs_is_the_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
