@@ -77,6 +77,7 @@ def test_every_python_block_is_run() -> None:
     assert sum(len(b) for b in python_blocks(README).values()) >= 4  # the tour: core, LangChain, LlamaIndex, Hermes
 
 
+@pytest.mark.real_model  # the snippets open stores on the default (real) embedding model
 @pytest.mark.parametrize("key", sorted(SECTIONS))
 def test_the_section_runs_as_written(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -125,6 +126,7 @@ def _check(key: str, scope: dict[str, Any]) -> None:
         assert tiers["Account tier: VIP (billing API)"] is MemoryType.PERMANENT
 
 
+@pytest.mark.real_model
 def test_the_core_example_runs_twice_in_one_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     for _ in range(2):

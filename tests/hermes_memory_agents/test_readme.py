@@ -110,6 +110,7 @@ def _entry_points_installed() -> bool:
     return "hermes_memory.cli" in groups and shutil.which("hermes-memory") is not None
 
 
+@pytest.mark.slow  # starts the server in another process, on the real model
 async def test_the_mcp_client_configuration_starts_the_server(tmp_path: Path) -> None:
     (text,) = blocks(section("MCP"), "json")
     server = json.loads(text)["mcpServers"]["hermes-memory"]

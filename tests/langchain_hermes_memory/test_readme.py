@@ -32,6 +32,7 @@ def _langchain_snippets() -> list[str]:
     return [*rest, chain]
 
 
+@pytest.mark.real_model  # the snippets open a store on the default (real) embedding model
 def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snippets = _langchain_snippets()
     assert len(snippets) == 4
