@@ -25,12 +25,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "register"]
+__all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "provider_active",
+           "register"]
 
 DEFAULT_HTTP_PORT = 8765
 #: The shared options each command takes (see the module docstring).
 MCP_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file", "--log-level")
 STATUS_OPTIONS = ("--json", "--log-level")
+#: The loggers ``--log-level`` sets for these commands (beside the core's).
+LOGGERS = ("hermes_memory_agents", "mcp.server")
 
 
 def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
@@ -170,7 +173,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
     p.add_argument("--no-read-permanent", action="store_true", help="do not return permanent facts")
     p.add_argument("--write-permanent", action="store_true",
                    help="let hermes_memory_remember store first-person facts in the permanent tier")
-    p.set_defaults(func=cmd_mcp)
+    p.set_defaults(func=cmd_mcp, loggers=LOGGERS)
 
     p = subparsers.add_parser(
         "hermes-agent", parents=[cli_parent(*STATUS_OPTIONS)],
@@ -181,7 +184,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
     p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do")
     p.add_argument("--hermes-home", default=None, help="Hermes' home (default: $HERMES_HOME, else ~/.hermes)")
     p.add_argument("--force", action="store_true", help="install over a folder of that name not written by us")
-    p.set_defaults(func=cmd_hermes_agent)
+    p.set_defaults(func=cmd_hermes_agent, loggers=LOGGERS)
 
 
 def common_parent() -> argparse.ArgumentParser:
@@ -204,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     logging.basicConfig(format="hermes-memory: %(levelname)s %(name)s: %(message)s")
-    for name in ("hermes_memory", "hermes_memory_core", "hermes_memory_agents"):
+    for name in ("hermes_memory", *LOGGERS):
         logging.getLogger(name).setLevel(args.log_level.upper())
     try:
         return int(args.func(args))

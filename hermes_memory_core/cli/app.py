@@ -36,8 +36,9 @@ from hermes_memory_core.cli.personal import add_personal_commands
 
 __all__ = ["HelpfulParser", "build_parser", "main", "set_log_level"]
 
-#: The loggers ``--log-level`` sets (the core's, and the adapters' that run under this command).
-LOGGERS = ("hermes_memory", "hermes_memory_core", "hermes_memory_agents")
+#: The loggers ``--log-level`` sets: the core's; a command of another package names its own in its parser's
+#: defaults (``loggers=(...)``).
+LOGGERS = ("hermes_memory", "hermes_memory_core")
 
 
 class HelpfulParser(argparse.ArgumentParser):
@@ -78,11 +79,12 @@ def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
     return out
 
 
-def set_log_level(level: str) -> None:
-    """Log records of Hermes Memory at ``level`` and above go to stderr, one line each."""
+def set_log_level(level: str, extra: Sequence[str] = ()) -> None:
+    """Log records of Hermes Memory (:data:`LOGGERS` and ``extra``) at ``level`` and above go to stderr, one line
+    each."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("hermes-memory: %(levelname)s %(name)s: %(message)s"))
-    for name in LOGGERS:
+    for name in (*LOGGERS, *extra):
         logger = logging.getLogger(name)
         logger.setLevel(level.upper())
         if not any(getattr(h, "_hermes_cli", False) for h in logger.handlers):
@@ -250,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         args = build_parser().parse_args(argv)
-        set_log_level(getattr(args, "log_level", None) or "warning")
+        set_log_level(getattr(args, "log_level", None) or "warning", getattr(args, "loggers", ()))
         return int(args.func(args))
     except KeyboardInterrupt:
         _say_error(f"hermes-memory: interrupted{_during(argv)}; a write that returned is kept, one in progress is "

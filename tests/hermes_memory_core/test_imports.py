@@ -8,7 +8,7 @@ EXPECTED = {
     "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
     "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
-    "WriteVerdict", "check_memory_write",
+    "WriteVerdict", "check_memory_write", "cli_parent",
 }
 
 
