@@ -30,7 +30,7 @@ from hermes_memory_core.cli.admin import (
 )
 from hermes_memory_core.cli.common import OutputError
 from hermes_memory_core.cli.demo import cmd_demo
-from hermes_memory_core.cli.doctor import cmd_doctor
+from hermes_memory_core.cli.doctor import cmd_config, cmd_doctor
 from hermes_memory_core.cli.options import cli_parent
 from hermes_memory_core.cli.personal import add_personal_commands
 
@@ -185,6 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "the store opens with its key, SQLite's integrity, sizes and the background work's warnings; "
                        "each problem comes with what to do. Read-only. Exit status 1 if a check failed.")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("config", parents=[common], help="the configuration a command would use",
+                       description="Print the configuration a command would use — code defaults, --config, "
+                       "HERMES_MEMORY_* variables and the options given, merged — each field with its meaning. "
+                       "Secrets are masked. Opens no store.")
+    p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("export", parents=[common], help="write a portable bundle",
                        description="Export the whole store, or one user's memories (--user), to a self-contained "

@@ -10,6 +10,8 @@ says what to do. Read-only: it repairs nothing (``reconcile`` does).
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any
 
 from hermes_memory_core.cli.common import config_from, emit, operator_caller
 
-__all__ = ["Finding", "cmd_doctor", "diagnose"]
+__all__ = ["Finding", "cmd_config", "cmd_doctor", "diagnose"]
 
 
 @dataclass
@@ -102,3 +104,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     emit(args, data, lambda: "\n".join(
         f"{f.status.upper():<4}  {f.check}: {f.detail}" + (f"\n      → {f.fix}" if f.fix else "") for f in findings))
     return 0 if ok else 1
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """Print the configuration a command would use (code defaults, ``--config``, ``HERMES_MEMORY_*`` and the
+    command's options merged), each field with its meaning; secrets are masked. Opens nothing."""
+    from pydantic import SecretStr
+
+    cfg = config_from(args)
+    values: dict[str, Any] = cfg.model_dump(mode="json")
+    meaning = cfg.describe()
+    for name, value in values.items():
+        if isinstance(getattr(cfg, name), SecretStr | bytes) and value is not None:
+            values[name] = "**********"
+        elif isinstance(value, str) and "://" in value and "@" in value:  # a password in a server URL
+            values[name] = re.sub(r"://([^:/@]*):[^@]*@", r"://\1:****@", value)
+    emit(args, values, lambda: "\n".join(f"{name} = {json.dumps(value, ensure_ascii=False)}"
+                                          + (f"    # {meaning[name]}" if meaning.get(name) else "")
+                                          for name, value in values.items()))
+    return 0

@@ -12,7 +12,7 @@ import pytest
 from hermes_memory_core.cli import build_parser, main
 
 COMMANDS = ["demo", "add", "remember", "recall", "get", "search", "list", "history", "update", "delete", "export",
-            "restore", "reconcile", "forget", "rotate-key", "purge-user", "stats", "doctor"]
+            "restore", "reconcile", "forget", "rotate-key", "purge-user", "stats", "doctor", "config"]
 
 
 def test_every_command_has_help() -> None:

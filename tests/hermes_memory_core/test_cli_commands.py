@@ -171,3 +171,22 @@ def test_ctrl_c_is_one_line_and_130(tmp_path: Path) -> None:
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.count("\n") == 1 and "interrupted during remember" in err and "Traceback" not in err
+
+
+def test_config_prints_what_a_command_would_use_with_secrets_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("HERMES_MEMORY_ENCRYPTION_KEY", TEST_KEY)
+    monkeypatch.setenv("HERMES_MEMORY_METADATA_URL", "postgresql://hermes:s3cret@db:5432/agents")
+    monkeypatch.setenv("HERMES_MEMORY_QDRANT_URL", "http://user:pa55@qdrant:6333")
+    toml = tmp_path / "hermes.toml"
+    toml.write_text('[hermes_memory]\nhot_cache_size = 7\n', encoding="utf-8")
+    code, out, _ = run(["config", "--config", str(toml), "--data-dir", str(tmp_path / "d"), "--json"], capsys)
+    values = json.loads(out)
+    assert code == 0 and values["hot_cache_size"] == 7 and values["data_dir"] == str(tmp_path / "d")
+    assert values["encryption_key"] == values["metadata_url"] == "**********"
+    assert values["qdrant_url"] == "http://user:****@qdrant:6333"
+    assert TEST_KEY not in out and "s3cret" not in out and "pa55" not in out
+    assert not (tmp_path / "d").exists()  # opens nothing
+    code, out, _ = run(["config", "--data-dir", str(tmp_path / "d")], capsys)
+    assert "hot_cache_size = 100    # " in out
