@@ -1,4 +1,4 @@
-"""Knowledge that stays current (issue 15): what one-memory-per-fact, as-of search and complete erasure cost.
+"""Knowledge that stays current (docs/core.md#knowledge-that-stays-current): what one-memory-per-fact, as-of search and complete erasure cost.
 
 Usage::
 

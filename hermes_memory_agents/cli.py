@@ -1,9 +1,11 @@
 """The ``hermes-memory`` commands of this package: ``mcp`` and ``hermes-agent``.
 
 ``hermes_memory_core.cli`` finds them through the entry point group ``hermes_memory.cli`` (see ``pyproject.toml``)
-and calls :func:`register` with its sub-command parsers and the parent parser of the options every command
-takes (``--data-dir``, ``--config``, ``--embedding-model``, ``--key-file``, ``--json``). ``python -m hermes_memory_agents`` runs
-the same commands without the installed entry points (:func:`main`).
+and calls :func:`register` with its sub-command parsers. Each command takes only the shared options it uses, from
+the core's one options table (:func:`hermes_memory_core.cli_parent`): ``mcp`` the store options and
+``--log-level`` (no ``--json``: it speaks MCP), ``hermes-agent`` ``--json`` and ``--log-level`` (its data directory
+is set in Hermes' ``config.yaml``). ``python -m hermes_memory_agents`` runs the same commands without the installed
+entry points (:func:`main`).
 
 - ``hermes-memory mcp --data-dir DIR --user USER [--transport streamable-http --port N]``: serve one user's
   memory over MCP (see :mod:`hermes_memory_agents.mcp_server`).
@@ -16,14 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "register"]
+__all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "provider_active",
+           "register"]
 
 DEFAULT_HTTP_PORT = 8765
+#: The shared options each command takes (see the module docstring).
+MCP_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file", "--log-level")
+STATUS_OPTIONS = ("--json", "--log-level")
+#: The loggers ``--log-level`` sets for these commands (beside the core's).
+LOGGERS = ("hermes_memory_agents", "mcp.server")
 
 
 def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
@@ -62,15 +72,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with MemoryProvider(_config(args), caller=caller) as mem:
         tools = MemoryTools(mem, ToolScope(user_id=args.user, caller=caller, session_id=session_id))
         server = build_server(tools)
-        try:
-            if args.transport == "stdio":
-                anyio.run(serve_stdio, server)
-            else:
-                print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp",
-                      file=sys.stderr, flush=True)
-                anyio.run(serve_streamable_http, server, args.port)
-        except KeyboardInterrupt:
-            pass
+        # Ctrl-C reaches the command's entry point, which says so in one line (exit status 130)
+        if args.transport == "stdio":
+            anyio.run(serve_stdio, server)
+        else:
+            print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp",
+                  file=sys.stderr, flush=True)
+            anyio.run(serve_streamable_http, server, args.port)
     return 0
 
 
@@ -96,26 +104,63 @@ def cmd_hermes_agent(args: argparse.Namespace) -> int:
     folder = plugin_dir(args.hermes_home)
     home = folder.parent.parent
     status: dict[str, Any] = {"plugin_dir": str(folder), "installed": (folder / "__init__.py").exists()}
-    active = None
+    status["active"] = provider_active(home / "config.yaml")
     try:
-        from hermes_memory_agents.hermes_settings import load_yaml_config
-
-        memory = load_yaml_config(home / "config.yaml").get("memory") or {}
-        active = memory.get("provider") if isinstance(memory, dict) else None
         status["data_dir"] = str(read_settings(home).memory_config(home).data_dir)
     except Exception as exc:  # noqa: BLE001 - status reports what it cannot read
         status["config_error"] = str(exc)
-    status["active"] = active == PROVIDER_NAME
     _emit(args, status, lambda: "\n".join(f"{k}: {v}" for k, v in status.items()))
     return 0
 
 
+def provider_active(config_yaml: Path) -> bool | str:
+    """Whether ``config.yaml`` names our provider (``memory.provider``). Read with PyYAML when it is installed,
+    else by its lines (Hermes' own config is simple YAML); ``"unknown (...)"`` when the file cannot be read, so an
+    active provider is never reported inactive."""
+    from hermes_memory_agents.hermes_settings import PROVIDER_NAME, load_yaml_config
+
+    try:
+        import yaml  # noqa: F401 - only whether it is there
+    except ImportError:
+        try:
+            return _names_provider(config_yaml.read_text(encoding="utf-8-sig")) if config_yaml.exists() else False
+        except (OSError, UnicodeDecodeError) as exc:
+            return f"unknown (cannot read {config_yaml}: {exc})"
+    try:
+        memory = load_yaml_config(config_yaml).get("memory") or {}
+    except Exception as exc:  # noqa: BLE001 - reported, never taken for "inactive"
+        return f"unknown ({exc})"
+    return isinstance(memory, dict) and memory.get("provider") == PROVIDER_NAME
+
+
+def _names_provider(text: str) -> bool:
+    """``memory:`` then, indented under it, ``provider: hermes_memory`` (quoted or not, a comment after it)."""
+    from hermes_memory_agents.hermes_settings import PROVIDER_NAME
+
+    in_memory = False
+    for line in text.splitlines():
+        bare = line.split(" #", 1)[0].rstrip()
+        if not bare.strip() or bare.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            in_memory = bare.startswith("memory:")
+            if in_memory and bare.split(":", 1)[1].strip().startswith("{"):  # memory: {provider: x}
+                return re.search(rf"provider:\s*['\"]?{PROVIDER_NAME}['\"]?\s*[,}}]", bare) is not None
+            continue
+        if in_memory and re.fullmatch(rf"\s+provider:\s*['\"]?{PROVIDER_NAME}['\"]?", bare):
+            return True
+    return False
+
+
 # ---------------------------------------------------------------------- registration
-def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> None:
     """Add ``mcp`` and ``hermes-agent`` to the ``hermes-memory`` sub-commands (the ``hermes_memory.cli`` entry
-    point). ``common`` is the parent parser of the options every command takes."""
+    point). ``common``, the parent parser of every shared option, is accepted for the entry point's signature; each
+    command takes only the shared options it uses, from the same table (:func:`hermes_memory_core.cli_parent`)."""
+    from hermes_memory_core import cli_parent
+
     p = subparsers.add_parser(
-        "mcp", parents=[common], help="serve one user's memory over MCP (stdio or streamable HTTP)",
+        "mcp", parents=[cli_parent(*MCP_OPTIONS)], help="serve one user's memory over MCP (stdio or streamable HTTP)",
         description="Serve the memory tools hermes_memory_search, hermes_memory_remember and hermes_memory_forget "
         "for one user over MCP: stdio (for desktop and coding agents) or streamable HTTP on 127.0.0.1. Needs "
         'pip install "hermes-memory-layer[mcp]".')
@@ -128,47 +173,47 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-read-permanent", action="store_true", help="do not return permanent facts")
     p.add_argument("--write-permanent", action="store_true",
                    help="let hermes_memory_remember store first-person facts in the permanent tier")
-    p.set_defaults(func=cmd_mcp)
+    p.set_defaults(func=cmd_mcp, loggers=LOGGERS)
 
     p = subparsers.add_parser(
-        "hermes-agent", parents=[common], help="install Hermes Memory as Hermes Agent's memory provider",
+        "hermes-agent", parents=[cli_parent(*STATUS_OPTIONS)],
+        help="install Hermes Memory as Hermes Agent's memory provider",
         description="install: write the memory provider plugin hermes_memory into <hermes home>/plugins/ (where "
         "hermes-agent finds it); uninstall: remove it; status: show where it is, whether config.yaml activates it "
-        "and where its data lives. --data-dir is not used: the provider's data directory is set in Hermes' "
-        "config.yaml (memory.hermes_memory.data_dir).")
+        "and where its data lives (set in Hermes' config.yaml: memory.hermes_memory.data_dir).")
     p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do")
     p.add_argument("--hermes-home", default=None, help="Hermes' home (default: $HERMES_HOME, else ~/.hermes)")
     p.add_argument("--force", action="store_true", help="install over a folder of that name not written by us")
-    p.set_defaults(func=cmd_hermes_agent)
+    p.set_defaults(func=cmd_hermes_agent, loggers=LOGGERS)
 
 
 def common_parent() -> argparse.ArgumentParser:
-    """The options every ``hermes-memory`` command takes, as ``hermes_memory_core.cli`` defines them (for
-    :func:`main`; a test keeps the two in step)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", default=None,
-                        help="directory of the embedded store (default: data_dir of --config, else "
-                        "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)")
-    common.add_argument("--config", default=None, help="TOML config file ([hermes_memory] table)")
-    common.add_argument("--embedding-model", default=None, help="override the configured embedding model")
-    common.add_argument("--key-file", default=None,
-                        help="file holding the store's encryption key (default: <data dir>/hermes.key; or set "
-                        "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none")
-    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    return common
+    """The parent parser of every shared ``hermes-memory`` option: the core's one table
+    (:func:`hermes_memory_core.cli_parent`)."""
+    from hermes_memory_core import cli_parent
+
+    return cli_parent()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m hermes_memory_agents``: this package's ``hermes-memory`` commands, whether or not the installed
-    distribution registered its entry points. Returns the exit code (2 for a Hermes Memory error)."""
+    distribution registered its entry points. Returns the exit code (2 for a Hermes Memory error, 130 for Ctrl-C,
+    each one line on stderr)."""
+    import logging
+
     from hermes_memory_core import HermesMemoryError
 
     parser = argparse.ArgumentParser(prog="hermes-memory", description="Hermes Memory for agents: MCP and Hermes Agent.")
-    register(parser.add_subparsers(dest="command", required=True), common_parent())
+    register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
+    logging.basicConfig(format="hermes-memory: %(levelname)s %(name)s: %(message)s")
+    for name in ("hermes_memory", *LOGGERS):
+        logging.getLogger(name).setLevel(args.log_level.upper())
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:
+        print(f"hermes-memory: interrupted during {args.command}", file=sys.stderr)
+        return 130
     except HermesMemoryError as exc:
         print(f"hermes-memory: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-

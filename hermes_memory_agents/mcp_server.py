@@ -22,12 +22,59 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from hermes_memory_agents.tools import FORGET, SEARCH, MemoryTools
 
-__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "mcp_missing", "serve_stdio", "serve_streamable_http"]
+__all__ = ["INSTRUCTIONS", "SERVER_NAME", "DisconnectFilter", "build_server", "mcp_missing", "serve_stdio",
+           "serve_streamable_http"]
+
+#: The MCP library's loggers that report a client going away as an error with a traceback.
+MCP_LOGGERS = ("mcp.server.streamable_http", "mcp.server.streamable_http_manager")
+#: What a client going away raises inside the MCP library (anyio's stream errors; by name, so nothing is imported).
+DISCONNECTS = {"ClosedResourceError", "BrokenResourceError", "EndOfStream", "ClientDisconnect",
+               "ConnectionResetError", "BrokenPipeError"}
+
+
+class DisconnectFilter(logging.Filter):
+    """Turns the MCP library's traceback for a client that went away into one warning line, once per disconnect
+    (the library logs several records for one); every other record passes unchanged."""
+
+    def __init__(self, window_seconds: float = 1.0) -> None:
+        super().__init__()
+        self.window = window_seconds
+        self._last = float("-inf")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None or not _is_disconnect(exc):
+            return True
+        now = time.monotonic()
+        if now - self._last < self.window:
+            return False
+        self._last = now
+        record.msg, record.args = "MCP client disconnected (%s); still serving", (type(exc).__name__,)
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _is_disconnect(exc: BaseException) -> bool:
+    """A disconnect, itself or as the cause of what was raised (exception groups: every member is one)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        members = getattr(exc, "exceptions", None)
+        if members:
+            return all(_is_disconnect(m) for m in members)
+        if type(exc).__name__ in DISCONNECTS:
+            return True
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+    return False
+
 
 SERVER_NAME = "hermes-memory"
 #: What the server tells clients about itself (MCP ``instructions``).
@@ -125,4 +172,7 @@ async def serve_streamable_http(server: Any, port: int, host: str = "127.0.0.1")
             yield
 
     app = Starlette(routes=[Route("/mcp", endpoint=_Endpoint())], lifespan=lifespan)
+    quiet = DisconnectFilter()
+    for name in MCP_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
     await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()

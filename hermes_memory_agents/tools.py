@@ -12,7 +12,7 @@ bad argument or a refused operation is ``{"error": "<one line>"}``, never an exc
 stored. Exceptions other than :class:`~hermes_memory_core.HermesMemoryError` are bugs and propagate (both hosts
 turn them into tool errors and keep serving).
 
-Who may write the permanent tier (DESIGN §6, issue 19): a tool call is the model's text, not the user's, so
+Who may write the permanent tier (docs/design.md#who-writes-the-permanent-tier): a tool call is the model's text, not the user's, so
 ``tier="permanent"`` is accepted only when the content is the user's own words (``ToolScope.user_words`` says so:
 the Hermes Agent provider checks the conversation) or when the scope's caller holds ``write_permanent`` (the MCP
 server's ``--write-permanent``). The core's injection guard still runs on every write.

@@ -3,6 +3,7 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
+from hermes_memory_core.cli.options import cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.errors import (
     BackendUnavailableError,
@@ -102,6 +103,7 @@ __all__ = [
     "WriteVerdict",
     "__version__",
     "check_memory_write",
+    "cli_parent",
     "memory_line",
     "memory_lines",
     "needs_permanent",

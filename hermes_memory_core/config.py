@@ -78,7 +78,7 @@ class _Strict(BaseModel):
 
 
 class RankingConfig(_Strict):
-    """Weights of the hybrid ranking rule (seed 003 §3.2, §4.2).
+    """Weights of the hybrid ranking rule (docs/design.md#how-search-finds-and-ranks).
 
     ``final = (relevance_weight * relevance + recency_weight * recency)
     * freshness_base ** min(days_since_update, freshness_max_days)

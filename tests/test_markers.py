@@ -1,4 +1,4 @@
-"""``pytest -m server`` selects every test that needs PostgreSQL, and ``-m "not server"`` none of them (issue 17.3)."""
+"""``pytest -m server`` selects every test that needs PostgreSQL, and ``-m "not server"`` none of them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,6 +21,7 @@ def _collect(marker: str) -> list[str]:
     return [line for line in res.stdout.splitlines() if "::" in line]
 
 
+@pytest.mark.slow  # collects the whole suite twice (~40 s on 2 cores)
 def test_server_marker_covers_every_postgres_test() -> None:
     server = _collect("server")
     assert any("[postgres]" in t for t in server) and any("test_server_mode.py" in t for t in server)

@@ -26,7 +26,7 @@ MINILM_ID = "all-MiniLM-L6-v2"
 #: How to install what this backend needs.
 INSTALL_HINT = (
     f'pip install "{DISTRIBUTION}[sentence-transformers]" (install the CPU build of torch first: '
-    "pip install torch==2.13.0)"
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu)"
 )
 
 

@@ -1,4 +1,4 @@
-"""Classification of content into tiers, and normalisation of long-term statements (seed 003 §3.2, §4.2).
+"""Classification of content into tiers, and normalisation of long-term statements (docs/design.md#promotion-and-classification).
 
 Two implementations of each, behind the same call:
 

@@ -1,4 +1,4 @@
-"""Forgetting (seed 003 §2.2, §5.3): expire the scene, let the stale profile fade, never touch facts.
+"""Forgetting (docs/design.md#forgetting): expire the scene, let the stale profile fade, never touch facts.
 
 - short-term memories of closed sessions (closed explicitly, or idle for ``session_idle_seconds``) expire, except
   conversation memories (what was said, :mod:`~hermes_memory_core.lifecycle.conversation`): one neither recalled

@@ -1,10 +1,10 @@
 """Moving memories between tiers: session compaction, promotion of evicted turns, ``remember``.
 
-- **Compaction** (seed 003 §3.1): while a session holds more than ``ring_size`` turns, its oldest
+- **Compaction** (docs/design.md#short-term-buffer-and-summaries): while a session holds more than ``ring_size`` turns, its oldest
   ``summarize_turns`` turns become a summary of at most ``summary_chunk_chars`` characters, appended to the
   running summary; their user content goes to the durable promotion queue. When the running summary passes
   ``summary_max_chars``, its older chunks are compressed again into one tighter chunk.
-- **Promotion** (§4.2): queued content is classified; long-term content is normalised into one sentence.
+- **Promotion** (docs/design.md#promotion-and-classification): queued content is classified; long-term content is normalised into one sentence.
 - **One memory per fact** (:mod:`~hermes_memory_core.lifecycle.dedupe`): a statement a memory of the user
   already holds stores nothing new; that memory counts the repetition.
 - **Changes become versions** (:mod:`~hermes_memory_core.lifecycle.updates`): a statement whose topic key matches

@@ -1,4 +1,4 @@
-"""Export a store to a self-contained bundle and restore it anywhere (seed 000 §2.4, §4.4).
+"""Export a store to a self-contained bundle and restore it anywhere (docs/design.md#portability).
 
 - :mod:`~hermes_memory_core.portability.bundle` — the format, signatures, and checking a bundle before anything
   is written;

@@ -1,4 +1,4 @@
-"""The recall gate (seed 003 §4.3): greetings and fillers do not trigger long-term recall; questions,
+"""The recall gate (docs/core.md#short-term-memory-and-the-tier-lifecycle): greetings and fillers do not trigger long-term recall; questions,
 instructions and topic words do. Deterministic, microseconds per call."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ _FACT_ROUTE = re.compile(
 
 
 def needs_permanent(text: str) -> bool:
-    """The fact router (seed 003 §3.3): does this question touch identity, configuration or compliance?
+    """The fact router (docs/permissions.md): does this question touch identity, configuration or compliance?
 
     Permanent facts are loaded only then, so they do not crowd every prompt.
     """

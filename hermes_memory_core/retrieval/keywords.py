@@ -1,4 +1,4 @@
-"""Optional LLM keyword extraction for the keyword leg (seed 003 §4.2).
+"""Optional LLM keyword extraction for the keyword leg (docs/design.md#how-search-finds-and-ranks).
 
 A question such as "你还记得我上次说的那家咖啡店叫什么吗？" carries a handful of words that matter ("咖啡店") among
 many that only add noise to BM25. When ``llm_keywords`` is on and the provider has an LLM, the host's model is

@@ -1,4 +1,4 @@
-"""Fusion and ranking of the keyword and vector legs (seed 003 §3.2, §4.2), as plain functions."""
+"""Fusion and ranking of the keyword and vector legs (docs/design.md#how-search-finds-and-ranks), as plain functions."""
 
 from __future__ import annotations
 

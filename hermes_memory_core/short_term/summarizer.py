@@ -1,4 +1,4 @@
-"""Incremental summaries of evicted turns (seed 003 §3.1): an LLM summarizer and an extractive fallback.
+"""Incremental summaries of evicted turns (docs/design.md#short-term-buffer-and-summaries): an LLM summarizer and an extractive fallback.
 
 Both keep what the seed asks for — the task goal, facts the user confirmed, open items — and respect a
 character limit (the seed's 200 characters per appended chunk; tighter points when the running summary is

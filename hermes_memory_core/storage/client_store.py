@@ -1,6 +1,6 @@
 """Vector store through ``qdrant-client``: a Qdrant server or cluster (``url=``), or ``:memory:`` for tests.
 
-qdrant-client's own local mode is a pure-Python brute-force store (DESIGN §8); it serves unit tests, not
+qdrant-client's own local mode is a pure-Python brute-force store (docs/design.md#engines); it serves unit tests, not
 production. Against a server the payload indexes below make filtered search fast.
 """
 

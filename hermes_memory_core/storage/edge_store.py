@@ -1,7 +1,7 @@
 """Vector store on Qdrant's in-process engine (``qdrant-edge-py``): the embedded default.
 
 Real payload indexes, HNSW, a write-ahead log, tens of thousands of inserts per second and sub-millisecond
-filtered queries (DESIGN §8). The shard lives in ``<data_dir>/vectors/<collection>``; a small
+filtered queries (docs/design.md#engines). The shard lives in ``<data_dir>/vectors/<collection>``; a small
 ``hermes_collection.json`` beside its files records the dimension so a mismatch is caught at open time.
 """
 

@@ -1,4 +1,4 @@
-"""A hot cache of each user's most-used memories (seed 003 §4.3).
+"""A hot cache of each user's most-used memories (docs/design.md#how-search-finds-and-ranks).
 
 Search returns the same few memories of a user again and again (their name, their job, the project they talk
 about). The cache keeps the full records of each user's ``capacity`` most-returned memories, so a search builds

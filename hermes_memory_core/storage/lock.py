@@ -1,8 +1,9 @@
 """A process-level lock on an embedded data directory.
 
 The embedded vector engine serves one process. A second process that opens the same directory gets a
-:class:`StoreLockedError` naming the holder (pid, host, since when) and pointing to server mode, instead of the
-engine's "Can't init WAL". The lock is an ``flock`` on ``hermes.lock``: the OS drops it when the holder dies, even
+:class:`StoreLockedError` naming the holder (pid, host, since when) and pointing to server mode on both backends
+(PostgreSQL metadata, a Qdrant server), instead of the engine's "Can't init WAL"; when the holder is this very
+process (a second provider on the same folder), it says so. The lock is an ``flock`` on ``hermes.lock``: the OS drops it when the holder dies, even
 on SIGKILL, so a crash never leaves a stale lock. The lock file records who holds it — never the command line,
 which may carry the content given to ``add``.
 
@@ -24,7 +25,7 @@ from typing import IO, Any
 
 from hermes_memory_core.errors import ConfigError, StoreLockedError
 
-__all__ = ["LOCK_NAME", "DataDirLock"]
+__all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock"]
 
 LOCK_NAME = "hermes.lock"
 
@@ -72,13 +73,9 @@ class DataDirLock:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
             except OSError:
                 fh.seek(0)
-                holder = _describe(fh.read())
+                holder, mine = _describe(fh.read())
                 fh.close()
-                raise StoreLockedError(
-                    f"the data directory {folder} is in use by {holder}. An embedded store serves one process at a "
-                    "time; to share memory between processes run in server mode (vector_backend='qdrant' with "
-                    "qdrant_url=...), or close the other process."
-                ) from None
+                raise StoreLockedError(_locked_message(folder, holder, mine)) from None
         try:
             if alone and recover is not None:
                 recover(folder)
@@ -118,10 +115,29 @@ class DataDirLock:
             self._fh = None
 
 
-def _describe(raw: str) -> str:
+#: Where server mode is explained (the error names it so a reader can act on it).
+SERVER_MODE_DOCS = "docs/configuration.md#server-mode-many-processes-one-memory"
+
+
+def _locked_message(folder: Path, holder: str, mine: bool) -> str:
+    """One line: who holds ``folder``, and what to do — close the other store of this very process, or share the
+    memory through server mode (metadata in PostgreSQL, vectors in a Qdrant server)."""
+    if mine:
+        return (f"the data directory {folder} is already open in this process ({holder}): another MemoryProvider "
+                "on the same folder holds it; close that one first or reuse it (one open store per folder and "
+                "process)")
+    return (f"the data directory {folder} is in use by {holder}. An embedded store serves one process at a time; to "
+            "share memory between processes use server mode: metadata_url='postgresql://...' for the metadata and "
+            f"vector_backend='qdrant' with qdrant_url='http://...' for the vectors ({SERVER_MODE_DOCS}), or close "
+            "the other process.")
+
+
+def _describe(raw: str) -> tuple[str, bool]:
+    """``(who holds the lock, whether that is this very process)`` from the lock file's record."""
     try:
         info: dict[str, Any] = json.loads(raw)
     except ValueError:
-        return "another process"
+        return "another process", False
     since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(info.get("since", 0))))
-    return f"process {info.get('pid')} on {info.get('host')} (since {since})"
+    mine = info.get("pid") == os.getpid() and info.get("host") == socket.gethostname()
+    return f"process {info.get('pid')} on {info.get('host')} (since {since})", mine

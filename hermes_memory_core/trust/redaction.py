@@ -1,4 +1,4 @@
-"""PII redaction before anything reaches long-term storage (seed 003 §5.3).
+"""PII redaction before anything reaches long-term storage (docs/design.md#privacy-and-safety).
 
 Detected, in Chinese and English text, and replaced by placeholders that keep the sentence readable
 ("用户手机号 [PHONE]"):

@@ -47,9 +47,19 @@ def test_our_commands_are_documented_and_take_the_common_options() -> None:
     assert sorted(commands) == ["hermes-agent", "mcp"]
     for name, p in commands.items():
         assert p.description, name
-        text = p.format_help()
-        assert "--data-dir" in text and "--json" in text
+        assert "--log-level" in p.format_help(), name
     assert "--transport" in commands["mcp"].format_help() and "--hermes-home" in commands["hermes-agent"].format_help()
+
+
+def test_help_offers_only_what_works() -> None:
+    """mcp speaks MCP, not JSON; hermes-agent's data directory is set in Hermes' config.yaml."""
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    commands = _subcommands(parser)
+    mcp, hermes = commands["mcp"].format_help(), commands["hermes-agent"].format_help()
+    assert "--data-dir" in mcp and "--key-file" in mcp and "--json" not in mcp
+    assert "--json" in hermes and "--data-dir" not in hermes and "--key-file" not in hermes
+    assert "not used" not in hermes
 
 
 def test_the_core_cli_adds_commands_from_the_entry_point_group(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
@@ -153,3 +163,43 @@ def test_default_hermes_home_is_dot_hermes(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(sys, "path", [p for p in sys.path if "hermes-agent" not in p])
     assert main(["hermes-agent", "install", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["plugin_dir"] == str(tmp_path / ".hermes" / "plugins" / "hermes_memory")
+
+
+@pytest.mark.parametrize(("text", "active"), [
+    ("memory:\n  provider: hermes_memory\n", True),
+    ("model: x\nmemory:\n  # a comment\n  provider: 'hermes_memory'   # ours\n  hermes_memory:\n    prefetch_top_k: 3\n",
+     True),
+    ("memory: {provider: hermes_memory}\n", True),
+    ("memory:\n  provider: honcho\n", False),
+    ("other:\n  provider: hermes_memory\n", False),
+])
+def test_status_without_pyyaml_never_calls_an_active_provider_inactive(
+    text: str, active: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_yaml(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.split(".")[0] == "yaml":
+            raise ImportError("No module named 'yaml'")
+        return real_import(name, *args, **kwargs)
+
+    (tmp_path / "config.yaml").write_text(text)
+    monkeypatch.setattr(builtins, "__import__", without_yaml)
+    assert main(["hermes-agent", "status", "--hermes-home", str(tmp_path), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["active"] is active
+    assert "PyYAML" in status["config_error"]  # the data directory needs the real reader, and says so
+
+
+def test_ctrl_c_is_one_line_and_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import hermes_memory_agents.cli as agents_cli
+
+    def interrupted(_args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(agents_cli, "cmd_hermes_agent", interrupted)
+    assert main(["hermes-agent", "status"]) == 130
+    err = capsys.readouterr().err
+    assert err == "hermes-memory: interrupted during hermes-agent\n"

@@ -22,9 +22,10 @@ def test_all_is_pinned() -> None:
                                          "default_hermes_home", "load_yaml_config", "read_settings", "user_for"}
     assert set(hermes_install.__all__) == {"MARKER", "InstallResult", "install_plugin", "plugin_dir",
                                            "plugin_init_source", "plugin_yaml_source", "uninstall_plugin"}
-    assert set(mcp_server.__all__) == {"INSTRUCTIONS", "SERVER_NAME", "build_server", "mcp_missing", "serve_stdio",
-                                       "serve_streamable_http"}
-    assert set(cli.__all__) == {"cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "register"}
+    assert set(mcp_server.__all__) == {"INSTRUCTIONS", "SERVER_NAME", "DisconnectFilter", "build_server", "mcp_missing",
+                                       "serve_stdio", "serve_streamable_http"}
+    assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp",
+                                "common_parent", "main", "provider_active", "register"}
     assert set(cores.__all__) == {"acquire", "open_count", "release"}
     for module in (hermes_memory_agents, tools, hermes_agent, hermes_install, mcp_server, cli, cores):
         for name in module.__all__:

@@ -1,4 +1,4 @@
-"""The README's "Hermes Agent" and "MCP" sections run as written."""
+"""docs/hermes-agent.md and docs/mcp.md run as written, and the README's MCP line parses."""
 
 from __future__ import annotations
 
@@ -24,13 +24,14 @@ from hermes_memory_core import MemoryConfig, MemoryProvider
 from hermes_memory_core.version import DISTRIBUTION
 from tests.conftest import TEST_KEY
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = {"Hermes Agent": ROOT / "docs" / "hermes-agent.md", "MCP": ROOT / "docs" / "mcp.md", "README": ROOT / "README.md"}
 
 
 def section(title: str) -> str:
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end]
+    """The whole page of a surface (``"README"``: the README's tour)."""
+    text = PAGES[title].read_text(encoding="utf-8")
+    return text[text.index("\n## A tour\n"):text.index("\n## Status\n")] if title == "README" else text
 
 
 def blocks(text: str, lang: str) -> list[str]:
@@ -97,6 +98,8 @@ def test_the_mcp_command_lines_parse() -> None:
         args = parser.parse_args(argv)
         assert args.command == "mcp" and args.user == "me"
     assert parser.parse_args(lines[1]).transport == "streamable-http"
+    (tour,) = commands(next(b for b in blocks(section("README"), "bash") if "mcp" in b), "hermes-memory ")
+    assert parser.parse_args(tour).command == "mcp"
 
 
 def _entry_points_installed() -> bool:
@@ -107,6 +110,7 @@ def _entry_points_installed() -> bool:
     return "hermes_memory.cli" in groups and shutil.which("hermes-memory") is not None
 
 
+@pytest.mark.slow  # starts the server in another process, on the real model
 async def test_the_mcp_client_configuration_starts_the_server(tmp_path: Path) -> None:
     (text,) = blocks(section("MCP"), "json")
     server = json.loads(text)["mcpServers"]["hermes-memory"]

@@ -1,4 +1,4 @@
-"""The default embedder must connect Chinese and English (seed 000 §3.2)."""
+"""The default embedder must connect Chinese and English (docs/design.md#how-search-finds-and-ranks)."""
 
 import pytest
 

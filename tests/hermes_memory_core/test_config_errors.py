@@ -1,4 +1,4 @@
-"""Configuration mistakes are one-line ``ConfigError``s, wherever they are made (issue 17.8)."""
+"""Configuration mistakes are one-line ``ConfigError``s, wherever they are made."""
 
 from __future__ import annotations
 

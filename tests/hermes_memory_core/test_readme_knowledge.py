@@ -1,4 +1,4 @@
-"""The README's "Knowledge that stays current" snippet runs as a user would paste it, and says what it does."""
+"""The "Knowledge that stays current" snippet of docs/core.md runs as a user would paste it, and says what it does."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from hermes_memory_core import MemoryProvider
 from hermes_memory_core.embedding import Embedder
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "core.md"
 
 
 def _snippet() -> str:
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## Knowledge that stays current\n") : text.index("\n## LangChain\n")]
+    section = text[text.index("\n## Knowledge that stays current\n") : text.index("\n## Conversation memories\n")]
     (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     return code
 

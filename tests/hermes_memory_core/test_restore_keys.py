@@ -1,4 +1,4 @@
-"""A restored store keeps its key where later opens find it, and restore's errors say what to do (issues 17.6, 17.8)."""
+"""A restored store keeps its key where later opens find it, and restore's errors say what to do."""
 
 from __future__ import annotations
 

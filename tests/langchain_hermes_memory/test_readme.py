@@ -1,5 +1,5 @@
-"""Every Python snippet of the README's LangChain section runs, in order, as a user would paste it (with a scripted
-model standing in for ``model``)."""
+"""The Python snippets of docs/langchain.md run as a user would paste them; here a recording scripted model replaces
+the page's own, to check what each request carried."""
 
 from __future__ import annotations
 
@@ -15,15 +15,24 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_hermes_memory.middleware import MEMORY_BLOCK_START
 from tests.langchain_hermes_memory.scripted import ScriptedChatModel, tool_call
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
 
 
 def _langchain_snippets() -> list[str]:
+    """The agent section's blocks after the one defining its models, then the chain section's block."""
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## LangChain\n") : text.index("\n## LlamaIndex\n")]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    agents = text[text.index("\n## Agents:") : text.index("\n## LangChain 1.x chains")]
+    chains = text[text.index("\n## LangChain 1.x chains") : text.index("\n## Plan for LangChain 2.0")]
+    models, *rest = re.findall(r"```python\n(.*?)```", agents, flags=re.S)
+    assert "ScriptedChatModel" in models and "SCRIPTED" in models
+    (chain,) = re.findall(r"```python\n(.*?)```", chains, flags=re.S)
+    # the chain block defines its own scripted model and store; the test's model and open store stand in for them
+    chain = "\n".join(line for line in chain.splitlines()
+                      if not line.startswith(("model = ", "mem = ")))
+    return [*rest, chain]
 
 
+@pytest.mark.real_model  # the snippets open a store on the default (real) embedding model
 def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snippets = _langchain_snippets()
     assert len(snippets) == 4
@@ -35,7 +44,7 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
     model = ScriptedChatModel()
     model.say(tool_call("manage_memory", {"content": "I live in Hangzhou and work remotely"}, "c1"), "Noted.",
               "You live in Hangzhou.", "Noted: Python.")
-    # memory work has its own model (the README's memory_model); it is not called in these few turns
+    # memory work has its own model (the page's memory_model); it is not called in these few turns
     memory_model = GenericFakeChatModel(messages=itertools.cycle(['{"type": "long_term", "reason": "scripted"}']))
     scope: dict[str, Any] = {"model": model, "memory_model": memory_model}
     try:

@@ -1,4 +1,4 @@
-"""HermesRetriever: who reads (``caller``) and a gated, chat-turn recall (``gate``) (issue 17.5)."""
+"""HermesRetriever: who reads (``caller``) and a gated, chat-turn recall (``gate``)."""
 
 from __future__ import annotations
 

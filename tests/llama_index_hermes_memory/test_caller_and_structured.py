@@ -1,4 +1,4 @@
-"""HermesMemory reads permanent facts only for a caller allowed to (issue 17.5), and a function-calling LlamaIndex
+"""HermesMemory reads permanent facts only for a caller allowed to, and a function-calling LlamaIndex
 model classifies through structured output (17.4)."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ __all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_tabl
 
 
 def m001_initial(conn: sqlite3.Connection) -> None:
-    """Tables of seed 003 §4.1 and seed 000 §3.3: entries, versions, access log, meta, tags."""
+    """Tables of docs/design.md#storage: entries, versions, access log, meta, tags."""
     conn.executescript(
         """
         CREATE TABLE memory_entries (

@@ -1,6 +1,6 @@
 """Metadata store on SQLite in WAL mode: one writer at a time, readers in parallel, thread-safe.
 
-Pragmas follow seed 000 §2.3: ``journal_mode=WAL``, ``synchronous=NORMAL``, ``busy_timeout=5000``,
+Pragmas follow docs/design.md#storage: ``journal_mode=WAL``, ``synchronous=NORMAL``, ``busy_timeout=5000``,
 ``foreign_keys=ON``. Writes go through one connection guarded by a lock (``atomic()`` nests with
 SAVEPOINTs); each thread reads through its own connection, so searches never wait for a writer.
 A committed transaction survives a killed process (WAL + NORMAL loses at most the last commits on power loss).

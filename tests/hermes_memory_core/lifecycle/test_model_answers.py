@@ -1,4 +1,4 @@
-"""Classifier answers that are not clean JSON (issue 17.4): what is read, what stays short-term, and that a model
+"""Classifier answers that are not clean JSON: what is read, what stays short-term, and that a model
 whose answers are mostly unusable is reported in ``stats().warnings`` and by one log warning."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Changes become versions, for long-term memories too; authority decides who may supersede a fact; one fact per
-topic (issues 15 and 16.10). Storage-touching tests run on both metadata backends."""
+topic. Storage-touching tests run on both metadata backends."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Recall a user can trust in either language: the right fact first when asked in the other language, at every
-write timing, on both metadata backends; nothing at all when nothing is relevant (issue 14)."""
+write timing, on both metadata backends; nothing at all when nothing is relevant."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The running summary goes into every later prompt: no instruction and no PII may ride in it (issue 16.5, 16.6)."""
+"""The running summary goes into every later prompt: no instruction and no PII may ride in it."""
 
 from __future__ import annotations
 

@@ -415,7 +415,7 @@ def test_memories_of_one_moment_lend_no_context_to_each_other(store: SQLMetadata
     assert {n(i) for i, _ in search(store, "u1", tokenize_query("editor"), 10)} == {1, 2, 3}
 
 
-# ------------------------------------------------------------------------------------------ issue 15
+# ------------------------------------------------- knowledge that stays current (docs/core.md)
 def test_repeats_versions_as_of_and_spans(store: SQLMetadataStore) -> None:
     a, b = rec(1, "The user drinks green tea"), rec(2, "The user lives in Berlin", tier=MemoryType.PERMANENT)
     add(store, a, b)

@@ -1,4 +1,4 @@
-"""First person to third person (issue 17.9): verbs agree with "the user", and what is not prose is left alone."""
+"""First person to third person: verbs agree with "the user", and what is not prose is left alone."""
 
 from __future__ import annotations
 

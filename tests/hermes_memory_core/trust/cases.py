@@ -1,6 +1,6 @@
 """Table of PII cases: (text, expected redacted text) positives and texts that must stay. Used by the redaction tests.
 
-The first 40 + 40 are the original table; the rest cover issue 16 item 6: variants of covered kinds (full-width
+The first 40 + 40 are the original table; the rest cover variants of covered kinds (full-width
 digits, digits split by spaces / dots / dashes, zero-width characters inside numbers, full-width ＠, internationalised
 e-mail, IDs with spaces or a lower-case x, IPv6 short forms, phone numbers in URLs, lower-case street addresses),
 the new kinds (SSN, passport, IBAN, phone numbers in Chinese numerals, spelled-out e-mail) and numbers that look like

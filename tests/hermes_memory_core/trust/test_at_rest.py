@@ -1,5 +1,5 @@
 """Permanent facts do not leak around their encryption; ``encrypt_at_rest="all"`` and ``permanent_vectors=False``
-do what they say (issue 16 item 7).
+do what they say.
 
 Every byte a store keeps (data directory or server rows, vector payloads, the bundle) is searched for each secret a
 permanent fact carries: its content, tags, metadata, version notes, delete reason, and the classifier's reason and
@@ -75,7 +75,7 @@ def test_the_lock_file_records_no_command_line(tmp_path: Path, real_embedder: An
 
 # ---------------------------------------------------------------------- permanent_vectors=False
 def test_embeddings_let_a_guesser_identify_a_permanent_fact(tmp_path: Path, real_embedder: Any) -> None:
-    """The README's warning, shown: from a bundle alone (no key), the vector of a sealed fact is nearest to the
+    """The warning of docs/reliability-and-security.md, shown: from a bundle alone (no key), the vector of a sealed fact is nearest to the
     right guess among a short list; with ``permanent_vectors=False`` the bundle holds no such vector."""
     fact = "The user is allergic to penicillin"
     guesses = ["The user is allergic to penicillin", "The user is allergic to peanuts", "The user is allergic to cats",

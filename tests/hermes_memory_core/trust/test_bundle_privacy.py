@@ -1,4 +1,4 @@
-"""A per-user bundle holds no byte of any other user, and no bundle holds a deleted memory (issue 16 items 8, 9).
+"""A per-user bundle holds no byte of any other user, and no bundle holds a deleted memory.
 
 Each user's words are unique marker strings placed everywhere a store keeps text — content, versions and their
 notes, tags, metadata, session messages and their data, running summaries, the promotion queue, delete reasons —

@@ -1,4 +1,4 @@
-"""Erasure that is complete (issue 15): ``purge_user`` and ``delete(hard=True)`` leave no byte of the erased words
+"""Erasure that is complete: ``purge_user`` and ``delete(hard=True)`` leave no byte of the erased words
 in any file of the store, touch no other user, and a process killed midway leaves a state the next open,
 ``reconcile()`` or ``purge_user`` completes. On both metadata backends (PostgreSQL: its table files are read
 when the test server is local)."""

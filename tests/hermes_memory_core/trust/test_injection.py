@@ -77,7 +77,7 @@ ORDINARY = [  # (text, expected tier with the rule classifier, no LLM)
     ("I was born in 1988", MemoryType.PERMANENT),
     ("我的生日是五月三号", MemoryType.PERMANENT),
     ("I'm vegetarian", MemoryType.PERMANENT),
-    ("我最近戒咖啡了", MemoryType.LONG_TERM),  # a changed habit (issue 15: it versions the habit)
+    ("我最近戒咖啡了", MemoryType.LONG_TERM),  # a changed habit (docs/core.md#knowledge-that-stays-current: it versions the habit)
     ("My wife is a pianist", MemoryType.PERMANENT),
     ("我是一名老师", MemoryType.PERMANENT),
     ("I am a nurse", MemoryType.PERMANENT),

@@ -1,4 +1,4 @@
-"""The README's "Reliability and security" snippet runs as a user would paste it, and does what its comments say."""
+"""The snippet of docs/reliability-and-security.md runs as a user would paste it, and does what its comments say."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 
 from tests.hermes_memory_core.trust.snapshots import all_bytes
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+README = Path(__file__).resolve().parents[3] / "docs" / "reliability-and-security.md"
 
 
 def test_readme_security_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder: Any) -> None:
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## Reliability and security\n") : text.index("\n## CLI\n")]
+    section = text[text.index("\n## All of it in one example\n"):]
     snippets = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(snippets) == 1
     monkeypatch.chdir(tmp_path)  # the snippet uses ./hermes_data (the real model, as a user gets it)

@@ -1,4 +1,4 @@
-"""``add`` tells its caller when it redacted something (issue 17.9): one log warning per write call, and the
+"""``add`` tells its caller when it redacted something: one log warning per write call, and the
 record's metadata says which kinds."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Restore never loses the target (issue 16 item 1) and never trusts the bundle (item 4).
+"""Restore never loses the target and never trusts the bundle.
 
 Order: lock, verify bundle and key, stage, swap. A live holder (another process), a wrong key, a tampered bundle —
 planted triggers and views, plaintext "permanent" rows, rows under another key, forged payloads, with every checksum

@@ -1,4 +1,4 @@
-"""``rotate-key`` hands the new key over durably before it commits, or changes nothing (issue 16 item 3).
+"""``rotate-key`` hands the new key over durably before it commits, or changes nothing.
 
 The key is written to a file and read back before the re-encryption commits; it is never only printed. A full or
 closed stdout after the commit loses nothing; a key file that cannot be written, or that reads back wrong, leaves

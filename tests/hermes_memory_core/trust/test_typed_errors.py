@@ -1,4 +1,4 @@
-"""Bad input is a one-line ``HermesMemoryError`` and changes nothing, whatever shape it takes (issue 16 item 12).
+"""Bad input is a one-line ``HermesMemoryError`` and changes nothing, whatever shape it takes.
 
 The cases the issue found, and the mechanism behind each: every public method of the facade and of a session
 reports arguments its signature does not take as :class:`InvalidInputError`; JSON values (metadata, message data) are

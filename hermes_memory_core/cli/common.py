@@ -1,0 +1,120 @@
+"""What the ``hermes-memory`` commands share: the store they open, how they print, and where content comes from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_existing", "open_store", "operator_caller",
+           "read_content", "usable_folder"]
+
+
+def config_from(args: argparse.Namespace, data_dir: str | None = None) -> Any:
+    from hermes_memory_core.config import MemoryConfig
+
+    overrides: dict[str, Any] = {}
+    if data_dir or args.data_dir:
+        overrides["data_dir"] = data_dir or args.data_dir
+    if getattr(args, "embedding_model", None):
+        overrides["embedding_model"] = args.embedding_model
+    if getattr(args, "key_file", None):
+        overrides["encryption_key_file"] = args.key_file
+    return MemoryConfig.load(args.config, **overrides)
+
+
+#: The CLI is the operator's tool: it acts with every permanent-tier permission, logged under this name.
+def operator_caller() -> Any:
+    from hermes_memory_core.trust.permissions import Caller
+
+    return Caller.admin("hermes-memory-cli")
+
+
+def open_store(args: argparse.Namespace) -> Any:
+    from hermes_memory_core.provider import MemoryProvider
+
+    return MemoryProvider(usable_folder(config_from(args)), caller=operator_caller())
+
+
+def usable_folder(cfg: Any) -> Any:
+    """``cfg``, after checking that its embedded store's folder is not a file (or under one)."""
+    from hermes_memory_core.errors import ConfigError
+
+    if cfg.metadata_url is None or cfg.vector_backend == "edge":
+        folder = Path(cfg.data_dir)
+        for path in (folder, *folder.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise ConfigError(f"the data directory {folder} cannot be used: {path} is a file, not a folder")
+                break
+    return cfg
+
+
+def open_existing(args: argparse.Namespace) -> Any:
+    """Open the configured store for a command that needs one to exist: a folder with no store is reported and left
+    as it was (nothing is created). Server stores are opened as they are."""
+    from hermes_memory_core.engine import METADATA_FILE
+    from hermes_memory_core.errors import ConfigError
+    from hermes_memory_core.provider import MemoryProvider
+
+    cfg = usable_folder(config_from(args))
+    if cfg.metadata_url is None and not (Path(cfg.data_dir) / METADATA_FILE).is_file():
+        raise ConfigError(
+            f"no Hermes Memory store in {cfg.data_dir} (nothing was created there); name the store's folder with "
+            "--data-dir, data_dir in --config or HERMES_MEMORY_DATA_DIR"
+        )
+    return MemoryProvider(cfg, caller=operator_caller())
+
+
+class OutputError(OSError):
+    """The command did its work but its output could not be written (a full disk, a closed pipe)."""
+
+
+def emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
+    try:
+        if args.json:
+            print(json.dumps(data, ensure_ascii=False, indent=2, default=str), flush=True)
+        else:
+            print(text(), flush=True)
+    except OSError as exc:
+        raise OutputError(exc.errno, exc.strerror) from exc
+
+
+def fmt_time(ts: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+
+
+def hit_dict(h: Any) -> dict[str, Any]:
+    return {
+        "id": h.id,
+        "content": h.content,
+        "memory_type": h.memory_type.value,
+        "score": round(h.score, 4),
+        "created_at": h.created_at,
+        "tags": list(h.tags),
+        "metadata": h.metadata,
+    }
+
+
+def read_content(args: argparse.Namespace, name: str = "content") -> str:
+    """The text a command stores: the positional argument, standard input when it is ``-``, or ``--file PATH``
+    (UTF-8; from either, the final line break is dropped). Exactly one of them; anything else is a one-line
+    ``InvalidInputError``."""
+    from hermes_memory_core.errors import InvalidInputError
+
+    given, path = getattr(args, name), getattr(args, "file", None)
+    if (given is None) == (path is None):
+        raise InvalidInputError(f"give the {name} as an argument, as - to read standard input, or with --file PATH "
+                                "(exactly one of them)")
+    try:
+        if path is not None:
+            return Path(path).read_text(encoding="utf-8").rstrip("\r\n")  # the file's last line break is no content
+        return sys.stdin.read().rstrip("\r\n") if given == "-" else str(given)
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"the {name} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read --file {path}: {exc.strerror or exc}") from None

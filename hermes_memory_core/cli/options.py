@@ -1,0 +1,80 @@
+"""The options the ``hermes-memory`` commands share: one table for the core's commands and for those of other
+packages (``mcp``, ``hermes-agent``), so a help text offers an option only where the command uses it.
+
+:func:`cli_parent` builds an argparse parent parser with the options a command takes; :func:`options_table`
+renders which command takes which, as ``docs/cli.md`` shows it (a test keeps the page in step).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["LOG_LEVELS", "OPTIONS", "STORE_OPTIONS", "Option", "cli_parent", "options_table"]
+
+#: ``--log-level`` values, quietest last.
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One shared option: its flag, help text and how argparse reads it."""
+
+    flag: str
+    help: str
+    metavar: str | None = None
+    switch: bool = False
+    choices: tuple[str, ...] | None = None
+    default: str | None = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        kwargs: dict[str, Any] = {"help": self.help, "default": self.default}
+        if self.switch:
+            kwargs.update(action="store_true", default=False)
+        else:
+            kwargs.update(metavar=self.metavar, choices=self.choices)
+        parser.add_argument(self.flag, **kwargs)
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--data-dir", "directory of the embedded store (default: data_dir of --config, else "
+           "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)", "DIR"),
+    Option("--config", "TOML config file ([hermes_memory] table)", "FILE"),
+    Option("--embedding-model", "override the configured embedding model", "NAME"),
+    Option("--key-file", "file holding the store's encryption key (default: <data dir>/hermes.key; or set "
+           "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none", "FILE"),
+    Option("--json", "print machine-readable JSON", switch=True),
+    Option("--log-level", "what Hermes Memory logs on stderr (default: warning)", "LEVEL", choices=LOG_LEVELS,
+           default="warning"),
+)
+#: The options that say which store a command works on.
+STORE_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file")
+
+
+def cli_parent(*flags: str) -> argparse.ArgumentParser:
+    """A parent parser with the shared options named in ``flags`` (every one when none is named), in table order."""
+    unknown = set(flags) - {o.flag for o in OPTIONS}
+    if unknown:
+        raise ValueError(f"no shared option {sorted(unknown)}")
+    parent = argparse.ArgumentParser(add_help=False)
+    for option in OPTIONS:
+        if not flags or option.flag in flags:
+            option.add_to(parent)
+    return parent
+
+
+def options_table(parser: argparse.ArgumentParser) -> str:
+    """A Markdown table: each shared option, its meaning, and the commands of ``parser`` that take it."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    commands: dict[str, argparse.ArgumentParser] = dict(sub.choices)
+    lines = ["| option | meaning | commands |", "|---|---|---|"]
+    for option in OPTIONS:
+        takers = [name for name, p in commands.items()
+                  if any(option.flag in a.option_strings for a in p._actions)]
+        others = [name for name in commands if name not in takers]
+        who = ("all" if not others else "all but " + ", ".join(f"`{n}`" for n in others) if len(others) <= 3
+               else ", ".join(f"`{n}`" for n in takers))
+        meaning = option.help.replace("|", "/").replace("<", "&lt;").replace(">", "&gt;")
+        lines.append(f"| `{option.flag}` | {meaning} | {who} |")
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""The everyday commands of ``hermes-memory``, as an agent uses its memory: ``remember`` (classified, normalised,
+one memory per fact), ``recall`` (gated: nothing for greetings and fillers) and ``get`` (one memory by id)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hermes_memory_core.cli.common import emit, fmt_time, hit_dict, open_existing, open_store, read_content
+
+__all__ = ["add_personal_commands", "cmd_get", "cmd_recall", "cmd_remember"]
+
+_TIERS = ["short_term", "long_term", "permanent"]
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    content = read_content(args)
+    with open_store(args) as mem:
+        res = mem.remember(content, user_id=args.user, session_id=args.session, memory_type=args.type,
+                           importance=args.importance, tags=args.tag or None)
+        mem.flush()
+    data = {"id": res.id, "action": res.action, "memory_type": None if res.memory_type is None else
+            str(getattr(res.memory_type, "value", res.memory_type)), "content": res.content, "reason": res.reason}
+    emit(args, data, lambda: f"{data['action']}: [{data['memory_type']}] {data['content']}  ({data['id']})"
+         + (f"\n  why: {data['reason']}" if data["reason"] else ""))
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    with open_existing(args) as mem:
+        hits = mem.recall(args.query, user_id=args.user, top_k=args.top_k)
+    rows = [hit_dict(h) for h in hits]
+    emit(args, rows, lambda: "\n".join(f"[{r['memory_type']}]  {r['content']}  ({r['id']})" for r in rows)
+         or "(nothing to recall: a greeting or filler, or no memory relevant enough; search ranks without the gate)")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with open_existing(args) as mem:
+        record = mem.get(args.id, user_id=args.user)
+    data: dict[str, Any] = {
+        "id": record.id, "user_id": record.user_id, "memory_type": record.memory_type.value,
+        "content": record.content, "version": record.version, "session_id": record.session_id,
+        "created_at": record.created_at, "updated_at": record.updated_at, "tags": list(record.tags),
+        "metadata": record.metadata,
+    }
+    emit(args, data, lambda: "\n".join([
+        f"{data['content']}",
+        f"  id {data['id']}  user {data['user_id']}  [{data['memory_type']}]  version {data['version']}",
+        f"  created {fmt_time(data['created_at'])}  updated {fmt_time(data['updated_at'])}"
+        + (f"  tags {', '.join(data['tags'])}" if data["tags"] else ""),
+    ]))
+    return 0
+
+
+def add_personal_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``remember``, ``recall`` and ``get``."""
+    p = sub.add_parser("remember", parents=[common], help="remember a statement as an agent would",
+                       description="Remember what the user said: classified into a tier (unless --type names "
+                       "one), rewritten into one sentence, redacted and checked by the injection guard; a fact "
+                       "already held is counted, a changed one becomes a new version. Content: an argument, - for "
+                       "standard input, or --file PATH.")
+    p.add_argument("content", nargs="?", default=None, help="the statement, or - to read it from standard input")
+    p.add_argument("--file", default=None, metavar="PATH", help="read the statement from this UTF-8 file")
+    p.add_argument("--user", required=True, help="whose memory")
+    p.add_argument("--session", default=None, help="session id")
+    p.add_argument("--type", default=None, choices=_TIERS, help="the tier (default: classified)")
+    p.add_argument("--importance", type=float, default=None, help="0..1")
+    p.add_argument("--tag", action="append", help="a tag (repeatable)")
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("recall", parents=[common], help="what an agent would recall for a message",
+                       description="Gated recall for a chat message: nothing for greetings and fillers or when no "
+                       "memory is relevant enough; permanent facts only for identity, configuration and compliance "
+                       "questions. `search` ranks without the gate.")
+    p.add_argument("query", help="the user's message")
+    p.add_argument("--user", required=True, help="whose memory")
+    p.add_argument("--top-k", type=int, default=5, help="at most this many (default 5)")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("get", parents=[common], help="one memory by id",
+                       description="Print one memory: its current text, tier, version, times and tags.")
+    p.add_argument("id", help="memory id")
+    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
+    p.set_defaults(func=cmd_get)
