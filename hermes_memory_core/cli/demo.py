@@ -35,6 +35,17 @@ _DEMO_QUESTIONS = [
 ]
 
 
+#: Asked after the language preference changed: the current version must answer it.
+_AFTER_UPDATE = "Which programming language does the user use now?"
+#: A chat session the demo's user has, and what they ask about it in the next one.
+_DEMO_CHAT = [
+    ("For the cache penetration problem my plan is a bloom filter in front of Redis.",
+     "Good idea; also cache empty results with a short TTL."),
+    ("Let's roll it out with blue-green deployment next week.", "Noted: blue-green, next week."),
+]
+_CHAT_QUESTION = "What was the cache plan we discussed last time?"
+
+
 def _demo_folder(args: argparse.Namespace) -> tuple[Path, Any]:
     """The demo's store folder: ``--data-dir`` if given (new or empty: the demo never touches existing data),
     else a temporary folder removed afterwards."""
@@ -89,13 +100,31 @@ def _run_demo(args: argparse.Namespace, base: Path, provider_cls: Any) -> int:
                                   "hits": [hit_dict(h) for h in hits]})
             say(f"   {'✓' if right else '✗ WRONG'} Q: {question}")
             say(f"      → {hits[0].content if hits else '(nothing)'}")
-        say("\n3. Versions — a changed preference adds a version, nothing is overwritten:")
+        say("\n3. Versions — a changed preference adds a version, nothing is overwritten; every answer is checked:")
         mem.update(ids[0], "用户主用 Go，不再用 Java", version_note="user switched to Go")
         for ver in mem.history(ids[0]):
             out["versions"].append({"version": ver.version, "content": ver.content, "note": ver.note})
             say(f"   v{ver.version}: {ver.content}  {('(' + ver.note + ')') if ver.note else ''}")
-        now_hits = mem.search("Which language does the user avoid?", user_id="demo-user", top_k=1)
-        say(f"   recalled now: {now_hits[0].content}")
+        now_hits = mem.search(_AFTER_UPDATE, user_id="demo-user", top_k=1)
+        right = bool(now_hits) and now_hits[0].id == ids[0] and "Go" in now_hits[0].content
+        wrong += not right
+        out["recall"].append({"question": _AFTER_UPDATE, "expected": "用户主用 Go，不再用 Java", "right": right,
+                              "hits": [hit_dict(h) for h in now_hits]})
+        say(f"   {'✓' if right else '✗ WRONG'} Q: {_AFTER_UPDATE} → {now_hits[0].content if now_hits else '(nothing)'}")
+        say("\n   Talk today, ask tomorrow — a chat session ends; a new one recalls what was said in it:")
+        chat = mem.session("demo-user", "monday")
+        for user_text, reply in _DEMO_CHAT:
+            chat.add_messages([("user", user_text), ("assistant", reply)])
+        chat.close()
+        mem.flush()
+        said = mem.recall(_CHAT_QUESTION, user_id="demo-user", top_k=3)
+        right = any(h.is_conversation and "bloom filter" in h.content for h in said)
+        wrong += not right
+        out["recall"].append({"question": _CHAT_QUESTION, "expected": _DEMO_CHAT[0][0], "right": right,
+                              "hits": [hit_dict(h) for h in said]})
+        say(f"   {'✓' if right else '✗ WRONG'} Q (new session): {_CHAT_QUESTION}")
+        for h in said[:2]:
+            say(f"      → [{h.role} said] {h.content}")
         with tempfile.TemporaryDirectory(prefix="hermes-memory-demo-bundle-") as tmp:
             bundle = Path(tmp) / "bundle"
             manifest = mem.export(bundle)
@@ -106,14 +135,16 @@ def _run_demo(args: argparse.Namespace, base: Path, provider_cls: Any) -> int:
                 cfg = cfg.model_copy(update={"encryption_key_file": mem.key_file})
             with provider_cls.restore(bundle, cfg, caller=operator_caller()) as other:
                 say("5. Restore into another folder — same questions, same answers:")
-                for question, _answer in _DEMO_QUESTIONS[:3]:
+                for question, answer in [(_AFTER_UPDATE, 0), *_DEMO_QUESTIONS[1:3]]:
                     a = [h.id for h in mem.search(question, user_id="demo-user", top_k=2)]
                     b = other.search(question, user_id="demo-user", top_k=2)
                     same = a == [h.id for h in b]
-                    wrong += not same
-                    out["restored_recall"].append({"question": question, "same": same,
+                    right = bool(b) and b[0].id == ids[answer]
+                    wrong += not (same and right)
+                    out["restored_recall"].append({"question": question, "same": same, "right": right,
                                                    "top": b[0].content if b else None})
-                    say(f"   {'✓ same' if same else '✗ DIFFERENT'}: {question} → {b[0].content if b else '-'}")
+                    mark = "✓ same" if same and right else ("✗ WRONG" if same else "✗ DIFFERENT")
+                    say(f"   {mark}: {question} → {b[0].content if b else '-'}")
         stats = mem.stats().as_dict()
         out["stats"] = stats
         say(f"\n6. Stats: {stats['by_type']}, {stats['versions']} versions, {stats['disk_bytes'] // 1024} KiB on disk")

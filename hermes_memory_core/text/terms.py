@@ -35,4 +35,10 @@ def query_terms(text: str, *, cross_language: bool) -> list[str]:
     terms = tokenize_query(text)
     if cross_language and language_of(text) == "zh":
         terms += tokenize_query(english_gloss(text))
-    return list(dict.fromkeys(terms))
+    kept = [t for t in dict.fromkeys(terms) if t not in SUBJECT_TERMS]
+    return kept or list(dict.fromkeys(terms))
+
+
+#: The subject every statement about the user names ("the user", "用户"): as a query word it matches every memory of
+#: the profile alike and decides nothing but ties (a question about the user's language found the user's name).
+SUBJECT_TERMS = frozenset({"user", "users", "用户", "户"})

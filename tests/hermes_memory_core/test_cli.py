@@ -72,6 +72,23 @@ def test_demo_answers_every_question_right_in_both_languages(tmp_path: Path, cap
     assert (tmp_path / "demo" / "metadata.sqlite").exists()  # a folder the user named keeps the store
 
 
+def test_demo_checks_every_answer_it_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the update, in a new chat session and after the restore: a wrong answer is counted and fails the demo."""
+    import hermes_memory_core.cli.demo as demo
+
+    assert main(["demo", "--data-dir", str(tmp_path / "ok"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    questions = [r["question"] for r in out["recall"]]
+    assert demo._AFTER_UPDATE in questions and demo._CHAT_QUESTION in questions
+    assert all(r["right"] and r["same"] for r in out["restored_recall"])
+    monkeypatch.setattr(demo, "_AFTER_UPDATE", "What does the user like to drink?")  # answered by another memory
+    assert main(["demo", "--data-dir", str(tmp_path / "bad"), "--json"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    assert bad["wrong"] == 2  # after the update, and the same question after the restore
+    assert not bad["restored_recall"][0]["right"] and bad["restored_recall"][0]["same"]
+
+
 def has_cjk(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
