@@ -17,8 +17,9 @@ per LoCoMo session, at the time the file gives each turn, with the default confi
   that answers with B's turns, one LangGraph thread per session;
 - ``llamaindex``: a LlamaIndex ``HermesMemory`` per session (``put`` of each message, as a chat engine does).
 
-Then ``forget(now=<a week after the last session>)`` runs and every question of categories 1-4 whose evidence is
-all A's own turns is asked with ``recall(question, top_k=10)`` in a new session. An evidence turn counts as
+Then, a week after each conversation's last session (in date order), ``forget(now=...)`` runs and every question
+of categories 1-4 whose evidence is all A's own turns is asked with ``recall(question, top_k=10)`` in a new
+session. An evidence turn counts as
 recalled when one recalled memory holds at least half of its content words (lower-cased words of 3+ letters, minus
 stop words); a question scores the share of its evidence turns recalled. Prints recall per surface, the mean
 tokens (cl100k) of the recalled memories, the memories each surface left, and the time the replay took beside the
@@ -180,14 +181,14 @@ def evaluate(conversations: list[Conversation], surface: str, top_k: int = 10,
             mem.flush()
             replay_s = time.perf_counter() - t0
             embedder.save()
-            for conv in conversations:
-                clock.now = conv.last_date + WEEK
-                mem.forget(now=clock.now)
-            stats = mem.stats()
+            stats = mem.stats()  # what the surface kept, before any forgetting
             counts = dict(stats.by_type)
             disk = stats.disk_bytes
-            for conv in conversations:
+            # each conversation is asked a week after its last session, after that week's forget(); in the order
+            # of those dates, so one user's later forgetting never runs before another user's earlier questions
+            for conv in sorted(conversations, key=lambda c: c.last_date):
                 clock.now = conv.last_date + WEEK
+                mem.forget(now=clock.now)
                 user = conv.turns[0].speaker
                 text_of = {t.dia_id: t.text for t in conv.turns}
                 speaker_of = {t.dia_id: t.speaker for t in conv.turns}
