@@ -323,3 +323,15 @@ def test_backup_paths_lists_only_what_lives_outside_hermes_home(home: Path, tmp_
     assert HermesAgentProvider().backup_paths() == []
     outside = tmp_path / "elsewhere"
     assert HermesAgentProvider({"data_dir": str(outside)}).backup_paths() == [str(outside.resolve())]
+
+
+def test_last_weeks_session_comes_back_in_prefetch(make: Callable[..., HermesAgentProvider]) -> None:
+    p = make()
+    p.sync_turn("For the cache penetration problem my plan is a bloom filter in front of Redis.", "Sounds good.")
+    p.sync_turn("I live in Hangzhou and work remotely.", "Nice.")
+    p.on_session_end([])
+    p.on_session_switch("s2", parent_session_id="s1", reset=True)
+    # (the unit-test embedder is lexical: the questions share the memory's words)
+    recalled = p.prefetch("What was my plan for the cache penetration problem, the bloom filter in front of Redis?")
+    assert "the user said] For the cache penetration problem" in recalled
+    assert "Hangzhou" in p.prefetch("Do I live in Hangzhou and work remotely?")

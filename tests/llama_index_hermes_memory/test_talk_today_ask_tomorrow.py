@@ -1,0 +1,53 @@
+"""Talk today, ask tomorrow through LlamaIndex with the default setup: a chat engine's conversation and the facts the
+user stated come back in a new session's memory a week later (real model, both metadata backends)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.llms import MockLLM
+
+from hermes_memory_core import MemoryProvider
+from hermes_memory_core.embedding import Embedder
+from llama_index_hermes_memory import HermesMemory
+from tests.conftest import make_config
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_750_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["embedded", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path,
+          real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
+    clock = Clock()
+    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder, clock=clock)
+    try:
+        yield provider, clock
+    finally:
+        provider.close()
+
+
+def test_a_new_sessions_memory_brings_last_weeks_chat_and_facts(store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = store
+    engine = SimpleChatEngine.from_defaults(llm=MockLLM(max_tokens=4),
+                                            memory=HermesMemory.from_defaults(user_id="u1", session_id="mon",
+                                                                              memory=mem))
+    for text in ["I'm vegetarian, by the way.", "My daughter is called Mia.",
+                 "For the cache penetration problem my plan is a bloom filter in front of Redis."]:
+        clock.now += 60
+        engine.chat(text)
+    clock.now += 7 * 86_400
+    mem.forget()
+    later = HermesMemory.from_defaults(user_id="u1", session_id="next-week", memory=mem)
+    system = later.get("What was the cache plan we discussed last time?")[0].content or ""
+    assert "the user said] For the cache penetration problem my plan is a bloom filter" in system
+    system = later.get("What is my daughter called?")[0].content or ""
+    assert "Mia" in system and "[fact · " in system
