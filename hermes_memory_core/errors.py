@@ -39,6 +39,7 @@ __all__ = [
     "EncryptionKeyError",
     "HermesMemoryError",
     "InvalidIdError",
+    "InjectionRejectedError",
     "InvalidInputError",
     "NotFoundError",
     "PermissionDeniedError",
@@ -58,6 +59,11 @@ class ConfigError(HermesMemoryError, ValueError):
 
 class InvalidInputError(HermesMemoryError, ValueError):
     """An argument of a public call is malformed; nothing was stored or changed."""
+
+
+class InjectionRejectedError(InvalidInputError):
+    """The injection guard refused content (an instruction to the assistant, an unbacked privilege claim or a
+    request to reveal protected data); nothing was stored or changed."""
 
 
 class EmptyContentError(InvalidInputError):
