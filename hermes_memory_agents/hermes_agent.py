@@ -65,8 +65,18 @@ from hermes_memory_agents.hermes_settings import (
     load_yaml_config,
     read_settings,
 )
+from hermes_memory_agents.provenance import own_statement, without_fragment
 from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
-from hermes_memory_core import Caller, ConfigError, HermesMemoryError, MemoryConfig, MemoryProvider, MemoryType
+from hermes_memory_core import (
+    Caller,
+    ConfigError,
+    HermesMemoryError,
+    InjectionRejectedError,
+    MemoryConfig,
+    MemoryProvider,
+    MemoryType,
+    check_memory_write,
+)
 
 __all__ = [
     "DATA_DIR_NAME",
@@ -134,7 +144,7 @@ class HermesAgentProvider:
         self._ended: set[str] = set()
         self._turn_message = ""
         self._delegations: list[str] = []
-        self._quoted: set[str] = set()  # user messages a tool write quoted (normalised): already stored
+        self._quoted: dict[str, list[str]] = {}  # user message (normalised) -> the clauses a tool write stored
 
     # ------------------------------------------------------------------ identity
     @property
@@ -239,6 +249,7 @@ class HermesAgentProvider:
         self._turn_message = query
         text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
         hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
+        hits = [h for h in hits if check_memory_write(h.content, "tool").allow_long_term]  # read-time filter
         return "\n".join(f"- {h.content} [{h.memory_type.value}, {_format_day(h.updated_at)}]" for h in hits)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
@@ -326,11 +337,14 @@ class HermesAgentProvider:
             for message in turn:
                 if message.role != "user" or not message.content.strip():
                     continue
-                if normalize_words(message.content) in self._quoted:
-                    continue  # a hermes_memory_remember already stored the user's words
+                text = message.content
+                stored = self._quoted.get(normalize_words(text))
+                if stored:  # a hermes_memory_remember stored these clauses; the rest is still extracted
+                    text = without_fragment(text, stored)
+                    if not text:
+                        continue
                 try:
-                    memory.remember(message.content, user_id=self.user_id, session_id=sid, source="user",
-                                    caller=promoter)
+                    memory.remember(text, user_id=self.user_id, session_id=sid, source="user", caller=promoter)
                 except HermesMemoryError as exc:  # e.g. longer than max_content_chars: it stays unpromoted
                     log.info("hermes_memory: a turn of session %s was not stored: %s", sid, exc)
         session.clear()
@@ -359,24 +373,31 @@ class HermesAgentProvider:
         tag = f"hermes-{target or 'memory'}"
         old_text = str(meta.get("old_text") or "")
         with self._lock:
-            if action == "add" and content.strip():
+            try:
+                self._mirror(memory, action, tag, content, old_text, target)
+            except InjectionRejectedError as exc:  # the core's guard refused it: Hermes' entry is not mirrored
+                log.warning("hermes_memory: a built-in memory %s was not mirrored: %s", action, exc)
+
+    def _mirror(self, memory: MemoryProvider, action: str, tag: str, content: str, old_text: str, target: str) -> None:
+        """One built-in write, mirrored (``add``/``update`` run the core's injection guard)."""
+        if action == "add" and content.strip():
+            memory.add(content, user_id=self.user_id, session_id=self.session_id,
+                       memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
+                       metadata={"source": "hermes_builtin", "target": target})
+        elif action == "replace" and content.strip():
+            found = self._find_mirrored(tag, old_text)
+            if found is None:
                 memory.add(content, user_id=self.user_id, session_id=self.session_id,
                            memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
                            metadata={"source": "hermes_builtin", "target": target})
-            elif action == "replace" and content.strip():
-                found = self._find_mirrored(tag, old_text)
-                if found is None:
-                    memory.add(content, user_id=self.user_id, session_id=self.session_id,
-                               memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
-                               metadata={"source": "hermes_builtin", "target": target})
-                else:
-                    memory.update(found, content, version_note="replaced by Hermes' memory tool",
-                                  user_id=self.user_id, caller=self._caller())
-            elif action == "remove":
-                found = self._find_mirrored(tag, old_text or content)
-                if found is not None:
-                    memory.delete(found, reason="removed by Hermes' memory tool", user_id=self.user_id,
-                                  caller=self._caller())
+            else:
+                memory.update(found, content, version_note="replaced by Hermes' memory tool",
+                              user_id=self.user_id, caller=self._caller())
+        elif action == "remove":
+            found = self._find_mirrored(tag, old_text or content)
+            if found is not None:
+                memory.delete(found, reason="removed by Hermes' memory tool", user_id=self.user_id,
+                              caller=self._caller())
 
     def _find_mirrored(self, tag: str, text: str) -> str | None:
         """The newest mirrored entry with ``tag`` whose content contains ``text`` (Hermes' own matching rule)."""
@@ -479,17 +500,15 @@ class HermesAgentProvider:
         return self._tools.scope.caller if self._tools is not None else Caller(f"hermes-agent:{self.user_id}", True)
 
     def _quotes_user(self, content: str) -> bool:
-        """Whether ``content`` (normalised) is part of something the user said in this session (the current
-        message or a buffered user message); the message it quotes is not extracted again at the session's end."""
-        needle = normalize_words(content)
-        if not needle:
+        """Whether ``content`` is a statement the user made about themselves in this session (the current message
+        or a buffered user message; see :mod:`hermes_memory_agents.provenance`: not a quotation, not negated, not
+        part of a pasted document). The clause it quotes is not extracted again at the session's end; the rest of
+        that message still is."""
+        found = own_statement(content, self._user_texts())
+        if found is None:
             return False
-        for text in self._user_texts():
-            said = normalize_words(text)
-            if needle in said:
-                self._quoted.add(said)
-                return True
-        return False
+        self._quoted.setdefault(normalize_words(found.message), []).append(content)
+        return True
 
     def _user_texts(self) -> list[str]:
         """The user's words so far: the current message and the user messages of the buffered turns."""

@@ -62,7 +62,6 @@ class DataDirLock:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.created = not self.path.exists()
             fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
-            make_private(folder, existed)  # 0700 / 0600 whatever the umask; a loose existing store is reported
         except OSError as exc:
             raise ConfigError(f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
         try:
@@ -84,6 +83,7 @@ class DataDirLock:
                     "qdrant_url=...), or close the other process."
                 ) from None
         try:
+            make_private(folder, existed)  # 0700 / 0600 whatever the umask; a loose existing store is reported
             if alone and recover is not None:
                 recover(folder)
             fh.seek(0)

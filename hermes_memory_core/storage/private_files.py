@@ -9,9 +9,10 @@ Contract:
   created, and when the store lets go of its lock (so files created while it ran are tightened too; meanwhile
   the ``0700`` folder already keeps other accounts out);
 * entries that are not the store's (a data directory shared with other files) are never touched;
-* a store found *loose* when it is opened (the folder or one of its files readable or writable by group or
-  others, e.g. written by an older version under umask 022) is tightened and reported once on the
-  ``hermes_memory.files`` logger as a warning naming the folder and the loose entries;
+* a store found *loose* when it is opened (its folder open to group or others, so that its files were
+  reachable, e.g. written by an older version under umask 022) is tightened and reported once on the
+  ``hermes_memory.files`` logger as a warning naming the folder and the loose entries; loose files inside a
+  ``0700`` folder (written while a store ran) are tightened silently;
 * links are never followed, files owned by another account are left alone, and a failed ``chmod`` (a read-only
   file system) is not an error.
 """
@@ -91,7 +92,9 @@ def make_private(folder: Path, existed: bool) -> None:
         had_store = existed and any(is_store_entry(n) and n != "hermes.lock" for n in os.listdir(folder))
     except OSError:
         had_store = False
-    loose = loose_entries(folder) if had_store else []
+    # inside a 0700 folder nothing is reachable by other accounts: only a loose folder exposed the store
+    exposed = had_store and bool(folder.lstat().st_mode & 0o077)
+    loose = loose_entries(folder) if exposed else []
     tighten(folder)
     if loose:
         _LOG.warning(
