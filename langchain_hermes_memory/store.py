@@ -207,7 +207,8 @@ class HermesStore(BaseStore):
       value (its JSON when it holds none). Only the first ``max_content_chars`` characters are indexed.
     - ``list_namespaces`` (``prefix``/``suffix`` with ``"*"``, ``max_depth``, ``limit``/``offset``) lists the
       namespaces holding items, sorted, from a registry the store keeps in the core (under a reserved user);
-      after restoring a per-user export bundle, :meth:`reindex_namespaces` rebuilds it.
+      after restoring a per-user export bundle, :meth:`reindex_namespaces` rebuilds it. ``purge_user`` on the
+      provider erases a user's registry entries too (the store registers itself with ``on_purge``).
     - Values are kept as given, except that when the core redacts PII in long-term memories
       (``MemoryConfig.redact_pii``, the default) the strings, numbers and dict keys of the value are redacted
       too, so no PII reaches long-term storage through the store; ``redact_values=False`` keeps them verbatim.
@@ -255,6 +256,7 @@ class HermesStore(BaseStore):
         self._lock = threading.RLock()
         self._seq = 0
         self._registered: set[tuple[str, ...]] = set()
+        memory.on_purge(self._purge_registry)  # purge_user erases what the registry knows of the user too
 
     def __repr__(self) -> str:
         return f"HermesStore({self.memory.location!r}, {self.policy!r})"
@@ -524,6 +526,15 @@ class HermesStore(BaseStore):
                        metadata={"langgraph_namespace": list(ns), "owner": namespaces[ns]})
             for ns in unknown if ns not in present
         ]
+
+    def _purge_registry(self, user_id: str) -> None:
+        """Erase (hard) the registry entries of the namespaces ``user_id`` owns: their labels name the user."""
+        with self._lock:
+            for rec in self._records(REGISTRY_USER_ID, [TAG_NAMESPACE]):
+                if rec.metadata.get("owner") == user_id:
+                    with contextlib.suppress(NotFoundError):
+                        self.memory.delete(rec.id, user_id=REGISTRY_USER_ID, hard=True, reason="purge_user")
+                    self._registered.discard(tuple(rec.metadata.get("langgraph_namespace") or ()))
 
     # ------------------------------------------------------------------ maintenance
     def reindex_namespaces(self) -> int:

@@ -55,3 +55,24 @@ def test_numbers_and_keys_of_a_value_are_redacted(store: HermesStore, mem: Memor
                           "api": "[SECRET]"}
     raw = mem.engine.metadata.reader().execute("SELECT group_concat(metadata) FROM memory_entries").fetchone()[0]
     assert "13812345678" not in raw and "13912345678" not in raw and "4111111111111111" not in raw
+
+
+def test_purge_user_erases_the_namespace_registry(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27 item 9: the registry rows (user id and labels such as 'diagnosis-…') go with purge_user."""
+    from tests.conftest import ADMIN, make_config
+
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder, caller=ADMIN) as mem:
+        store = HermesStore(mem)
+        store.put(("memories", "alice", "diagnosis-hypertension"), "a", {"content": "Alice takes her pills"})
+        store.put(("memories", "bob"), "b", {"content": "Bob plays chess"})
+        assert ("memories", "alice", "diagnosis-hypertension") in store.list_namespaces()
+        mem.purge_user("alice")
+        assert store.list_namespaces() == [("memories", "bob")]
+        reader = mem.engine.metadata.reader()
+        rows = reader.execute("SELECT group_concat(content) || group_concat(COALESCE(metadata, '')) "
+                              "FROM memory_entries").fetchone()[0]
+        assert "diagnosis" not in rows and "alice" not in rows
+        versions = reader.execute("SELECT group_concat(content) FROM memory_versions").fetchone()[0]
+        assert "diagnosis" not in versions
+        store.put(("memories", "alice", "new"), "c", {"content": "Alice came back"})  # registers again
+        assert ("memories", "alice", "new") in store.list_namespaces()
