@@ -176,7 +176,7 @@ class HttpGuard:
             await _reply(send, 401, "Unauthorized: send Authorization: Bearer <token> (the server's token file)",
                          [(b"www-authenticate", b'Bearer realm="hermes-memory"')])
             return
-        session = (headers.get("mcp-session-id") or [None])[0]
+        session: str | None = headers["mcp-session-id"][0] if headers.get("mcp-session-id") else None
         method = scope.get("method", "GET")
         if method == "POST":
             body = await _read_body(receive)

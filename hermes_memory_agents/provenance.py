@@ -98,10 +98,8 @@ def _paragraphs(message: str) -> list[tuple[str, bool]]:
 
 
 def _quoted_spans(sentence: str) -> list[tuple[int, int]]:
-    spans = []
-    for m in re.finditer(r"\"[^\"]+\"|“[^”]+”|「[^」]+」|『[^』]+』|«[^»]+»|(?<!\w)'[^']{6,}'(?!\w)|‘[^’]+’", sentence):
-        spans.append((m.start(), m.end()))
-    return spans
+    quoted = r"\"[^\"]+\"|“[^”]+”|「[^」]+」|『[^』]+』|«[^»]+»|(?<!\w)'[^']{6,}'(?!\w)|‘[^’]+’"
+    return [(m.start(), m.end()) for m in re.finditer(quoted, sentence)]
 
 
 def _clauses(sentence: str) -> list[tuple[int, int]]:

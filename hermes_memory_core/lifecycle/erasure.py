@@ -43,7 +43,7 @@ def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> Non
     an adapter that is gone is not called)."""
     ref: Callable[[], Callable[[str], None] | None]
     if hasattr(callback, "__self__"):
-        ref = weakref.WeakMethod(callback)  # type: ignore[arg-type]
+        ref = weakref.WeakMethod(callback)
     else:
         def ref(cb: Callable[[str], None] = callback) -> Callable[[str], None]:
             return cb

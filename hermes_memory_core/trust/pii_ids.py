@@ -230,8 +230,12 @@ _NAMED: list[tuple[str, str, Callable[[str], bool]]] = [
      _nir_ok),
     (r"\bTFN\b|tax\s+file\s+number", r"\d{3} ?\d{3} ?\d{3}", lambda d: len(d) == 9 and sum(
         int(c) * w for c, w in zip(d, (1, 4, 3, 7, 5, 8, 6, 9, 10), strict=True)) % 11 == 0),
-    (r"personalausweis|ausweisnummer|identity\s+card|id\s+card|carte\s+d'identit[ée]|national\s+id|"
-     r"documento\s+de\s+identidad|身分证|身份证号?", r"[A-Z0-9]{8,12}", lambda d: sum(c.isdigit() for c in d) >= 5),
+    (
+        (r"personalausweis|ausweisnummer|identity\s+card|id\s+card|carte\s+d'identit[ée]|national\s+id|"
+         r"documento\s+de\s+identidad|身分证|身份证号?"),
+        r"[A-Z0-9]{8,12}",
+        lambda d: sum(c.isdigit() for c in d) >= 5,
+    ),
 ]
 _NAMED_RE = [
     (re.compile(rf"(?i)(?:{ctx}){_CTX}[\"'(]?(?P<v>{digits})" + _E), check) for ctx, digits, check in _NAMED
@@ -242,7 +246,7 @@ def _named(text: str, pattern: re.Pattern[str], check: Callable[[str], bool], ki
     for m in pattern.finditer(text):
         value = m.group("v")
         compact = re.sub(r"[\s.\-]", "", value)
-        if check(compact if not compact.isdigit() else compact):
+        if check(compact):
             yield m.start("v"), m.end("v"), kind
 
 
@@ -255,7 +259,7 @@ def detect_ids(text: str) -> Iterator[Found]:
             if check(m.group()):
                 yield m.start(), m.end(), "id_number"
     for pattern, check in _NAMED_RE:
-        yield from _named(text, pattern, lambda v, c=check: c(_digits(v)) if v.isdigit() else c(v), "id_number")
+        yield from _named(text, pattern, check, "id_number")
 
 
 # ------------------------------------------------------------------------------------------------ other kinds

@@ -439,11 +439,12 @@ def _more(text: str) -> Iterator[_Span]:
             if kind in ("secret", "wallet") or not _NEG_CONTEXT.search(text[max(0, start - 24) : start]):
                 yield _Span(start, end, kind)
     for start, end, digits in spelled_digit_runs(text):
-        kind = _number_kind([digits], [], text[max(0, start - 24) : start])
-        if kind is None and (len(digits) == 10 and digits[0] in "23456789" or len(digits) == 11 and digits[0] in "01"):
-            kind = "phone"  # ten digits spelled out one by one (North America), eleven from 0 (UK) or 1
-        if kind is not None:
-            yield _Span(start, end, kind)
+        spelled = _number_kind([digits], [], text[max(0, start - 24) : start])
+        if spelled is None and ((len(digits) == 10 and digits[0] in "23456789")
+                                or (len(digits) == 11 and digits[0] in "01")):
+            spelled = "phone"  # ten digits spelled out one by one (North America), eleven from 0 (UK) or 1
+        if spelled is not None:
+            yield _Span(start, end, spelled)
 
 
 _DETECTORS = (_emails, _ibans, _chains, _passports, _phones, _ips, _addresses, _more)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from hermes_memory_core.errors import ConsistencyError, StoreClosedError
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
-from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.private_files import tighten
+from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import schema_problems

@@ -60,9 +60,9 @@ def test_a_loose_existing_store_is_tightened_with_a_warning(
     os.chmod(data / "metadata.sqlite", 0o644)
     assert loose_entries(data) == [". 0755", "metadata.sqlite 0644"] or set(loose_entries(data)) == {
         ". 0755", "metadata.sqlite 0644"}
-    with caplog.at_level(logging.WARNING, logger="hermes_memory.files"):
-        with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
-            assert mem.search("green tea", user_id="u")  # the data is untouched
+    with caplog.at_level(logging.WARNING, logger="hermes_memory.files"), \
+            MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
+        assert mem.search("green tea", user_id="u")  # the data is untouched
     warnings = [r.getMessage() for r in caplog.records if r.name == "hermes_memory.files"]
     assert len(warnings) == 1 and "metadata.sqlite 0644" in warnings[0] and str(data) in warnings[0]
     assert loose_entries(data) == []
@@ -74,9 +74,9 @@ def test_other_files_in_the_folder_are_left_alone(tmp_path: Path, embedder: Any,
     data.mkdir()
     (data / "notes.txt").write_text("mine")
     os.chmod(data / "notes.txt", 0o644)
-    with caplog.at_level(logging.WARNING, logger="hermes_memory.files"):
-        with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
-            mem.add("The user likes green tea", user_id="u")
+    with caplog.at_level(logging.WARNING, logger="hermes_memory.files"), \
+            MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
+        mem.add("The user likes green tea", user_id="u")
     assert stat.S_IMODE((data / "notes.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     assert not [r for r in caplog.records if r.name == "hermes_memory.files"]  # a new store is not "loose"
