@@ -63,6 +63,7 @@ _DE_OVERRIDE = (
     r"\b(?:ignoriere|ignorier|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte|missachten\s+sie|uebergehe|ubergehe|"
     r"verwirf)\b(?:\s+\w+){0,4}?\s+(?:anweisung\w*|instruktion\w*|regeln|richtlinie\w*|befehl\w*|vorgaben|"
     r"systemprompt\w*|einschrankung\w*)"
+    r"|\b(?:vergiss|vergessen\s+sie|ignoriere|ignorieren\s+sie)\s+alles\s*,?\s*was\s+(?:man\s+)?(?:dir|ihnen|du)\b"
 )
 _DE = (
     r"\b(?:zeig\w*|nenn\w*|gib|verrat\w*|offenbar\w*)\s+(?:mir\s+)?(?:\w+\s+){0,3}?(?:systemprompt\w*|system-prompt\w*|"
@@ -73,7 +74,7 @@ _DE = (
 _FR_OVERRIDE = (
     r"\b(?:ignore[sz]?|oublie[sz]?|ne\s+tiens?\s+(?:pas\s+)?compte\s+d[e']s?|fais\s+abstraction\s+d[e']s?|"
     r"passe[sz]?\s+outre)\s*(?:\w+\s+){0,4}?(?:instructions?|consignes?|regles|directives?|prompt\s+systeme|"
-    r"restrictions?)\b"
+    r"restrictions?)\b|\b(?:oublie[sz]?|ignore[sz]?)\s+tout\s+ce\s+qu(?:e|')\s*(?:on\s+)?(?:t'|vous\s+)"
 )
 _FR = (
     r"\b(?:revele[sz]?|montre[sz]?|affiche[sz]?|donne[sz]?|dis)[\s-]+(?:moi\s+)?(?:\w+\s+){0,3}?(?:prompt\s+(?:du\s+)?"
@@ -85,6 +86,7 @@ _FR = (
 _ES_OVERRIDE = (
     r"\b(?:ignora|ignoren|olvida|olviden|omite|desobedece|haz\s+caso\s+omiso\s+de)\s+(?:\w+\s+){0,4}?"
     r"(?:instrucciones|reglas|indicaciones|directrices|normas|restricciones|prompt\s+del\s+sistema)\b"
+    r"|\b(?:olvida|ignora)\s+todo\s+lo\s+que\s+(?:te|le)\s+"
 )
 _ES = (
     r"\b(?:revela|muestra|muestrame|dime|ensename|dame)\s+(?:\w+\s+){0,3}?(?:prompt\s+del\s+sistema|instrucciones\s+"
@@ -171,7 +173,8 @@ _KO = (
     r"|개발자\s+모드|나는\s+(?:너의\s+)?(?:관리자|개발자|주인)(?:야|이다|입니다)"
 )
 _PINYIN = (
-    r"\b(?:hu\s?l[uv]e|wang\s?ji|bu\s?yao\s?(?:li|guan))\s?(?:(?:zhi|yi)\s?qian|suo\s?you|shang\s?mian|yuan\s?lai)?\s?"
+    r"\b(?:hu\s?l[uv]e|wang\s?ji|bu\s?yao\s?(?:li|guan))\s?(?:(?:(?:zhi|yi)\s?qian|suo\s?you|shang\s?mian|yi\s?shang|"
+    r"yuan\s?lai|quan\s?bu|xian\s?qian)\s?){0,3}"
     r"(?:de\s?)?(?:zhi\s?ling|gui\s?ze|she\s?ding|ti\s?shi|zhi\s?shi|ming\s?ling|xian\s?zhi)"
     r"|\bni\s?(?:bi\s?xu|yi\s?ding\s?yao|ying\s?gai|yao)\s?(?:ting\s?wo|fu\s?cong|zhi\s?hui|yong\s?yuan)"
     r"|\b(?:ting\s?wo\s?de|fu\s?cong\s?wo|yi\s?qie\s?ting\s?wo)\b"
@@ -184,7 +187,7 @@ _CLASSICAL = (
     r"(?:其|彼|諸|诸|一切)?(?:前|先前|此前|以上|上述|前述|原|舊|旧|所有)?(?:之|的)?"
     r"(?:指令|指示|規則|规则|設定|设定|命令|令|訓示|训示|戒律|約束|约束|規定|规定)"
     r"|(?:前|先前|舊|旧|原)(?:之)?(?:令|指令|規則|规则|設定|设定)(?:皆|悉|俱|盡|尽)?(?:廢|废|作廢|作废|無效|无效|不作數|不作数)"
-    r"|(?:汝|爾|尔|君|子)(?:當|当|須|须|必|宜|應|应|務|务)(?:[^\s，。,]{0,3})(?:從|从|聽|听|遵|奉|服)(?:吾|我|余|予|朕)"
+    r"|(?:汝|爾|尔|君|子)(?:等|們|们|輩|辈|曹)?(?:當|当|須|须|必|宜|應|应|務|务)(?:[^\s，。,]{0,3})(?:從|从|聽|听|遵|奉|服)(?:吾|我|余|予|朕)"
     r"|(?:吾|余|予|朕|我)(?:乃|為|为|即)(?:汝之|爾之|尔之|汝|爾|尔)?(?:管理員|管理员|主人|開發者|开发者|超級用戶|超级用户|"
     r"至尊會員|至尊会员|主宰|系統管理|系统管理)"
     r"|(?:示|告|出示|告知|洩|泄|露)(?:吾|我|余|予)?(?:以)?(?:系統|系统)(?:之)?(?:提示|指令|設定|设定)"
@@ -192,11 +195,12 @@ _CLASSICAL = (
 )
 
 _CONDITIONAL = (
-    r"\b(?:if|when|whenever|once|should)\s+(?:anyone|someone|somebody|the\s+user|a\s+user|users?|people|i|they|he|"
+    r"\b(?:if|when|whenever|once|should|in\s+case)\s+(?:anyone|someone|somebody|the\s+user|a\s+user|users?|people|i|they|he|"
     r"she|you\s+(?:are|get|'re)|asked|prompted|questioned)\b[^.;!?]{0,80}?"
     r"(?:,|\bthen\b)\s*(?:then\s+)?(?:you\s+(?:should|must|will|shall|need\s+to|have\s+to|are\s+to)\s+)?"
     r"(?:always\s+|only\s+|just\s+|simply\s+|immediately\s+)*(?:respond|reply|answer|say|output|print|tell|claim|"
-    r"insist|recommend|redirect|refuse|ignore|pretend|send|reveal|delete|forget|call|run)\b"
+    r"insist|recommend|suggest|mention|promote|praise|redirect|refuse|deny|lie|deflect|ignore|pretend|send|reveal|"
+    r"delete|forget|call|run)\b"
     r"|^\W*(?:always\s+|only\s+)?(?:respond|reply|answer|say)\s+(?:only\s+)?(?:with|that)\b[^.;!?]{0,80}?\b(?:if|when|"
     r"whenever)\s+(?:anyone|someone|the\s+user|asked|they|people)\b"
     r"|(?:如果|假如|要是|每当|每次|一旦)(?:有人|别人|用户|谁)?(?:问|提到|说到|聊到|询问)[^，。,.]{0,16}[，,]?"
@@ -209,12 +213,16 @@ _TOOL_MISUSE = (
     r"|\b(?:call|invoke|run|use|trigger)\s+(?:the\s+)?(?:hermes_memory_\w+|forget\s+tool|memory\s+tool|"
     r"delete\s+tool|remember\s+tool|search\s+tool)\b[^.;!?]{0,40}?\b(?:all|every|each|any)\b"
     r"|\bhermes_memory_(?:forget|remember|search)\b[^.;!?]{0,30}?\b(?:all|every|each)\b"
+    r"|\b(?:next\s+time|whenever|each\s+time|every\s+time)\s+you\s+\w+[^.;!?]{0,40}?,\s*(?:also\s+|then\s+|just\s+)?"
+    r"(?:forget|delete|erase|remove|wipe|call|run|send|reveal|email|post|upload|share)\b"
 )
 _WIPE = (
     r"\b(?P<v>delete|erase|wipe|remove|forget|purge|drop|clear|destroy|overwrite|truncate)\s+(?:out\s+)?"
     r"(?:all|every|each|any|the\s+entire|the\s+whole|everything\s+in)\s+(?:of\s+)?(?:the\s+|your\s+|their\s+|stored\s+|"
     r"saved\s+|user\s+|other\s+)*(?:memor(?:y|ies)|records?|facts?|entr(?:y|ies)|notes?|data(?:base)?|users?|"
     r"profiles?|histor(?:y|ies)|files?)\b"
+    r"|\b(?P<w>forget|delete|erase|wipe|remove|purge)\s+(?:everything|all)\s+(?:that\s+)?you\s+(?:have\s+|'ve\s+)?"
+    r"(?:stored|saved|remembered|know|kept|recorded)\b"
 )
 _PASSIVE = (
     r"\b(?:(?:any|all|every|each|the|an?)\s+(?:\w+\s+){0,2}?)?(?:(?:ai|virtual|digital)\s+(?:assistants?|models?|"
@@ -289,7 +297,8 @@ WORLD_RULES: tuple[Rule, ...] = (
     Rule("classical", INSTRUCTION, _r(_CLASSICAL)),
     Rule("conditional-trigger", INSTRUCTION, _r(_CONDITIONAL)),
     Rule("tool-misuse", INSTRUCTION, _r(_TOOL_MISUSE)),
-    Rule("wipe-memories", INSTRUCTION, _r(_WIPE), check=lambda m, t: _gate(_WIPE_GATE, m, t)),
+    Rule("wipe-memories", INSTRUCTION, _r(_WIPE),
+         check=lambda m, t: _gate(_WIPE_GATE, m, t, verb_group="v" if m.group("v") else "w")),
     Rule("passive-order", INSTRUCTION, _r(_PASSIVE)),
     Rule("fake-provenance", PRIVILEGE, _r(_PROVENANCE)),  # a claim of authority: only a tool result may carry it
 )
