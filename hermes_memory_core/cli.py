@@ -162,7 +162,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     from hermes_memory_core.provider import MemoryProvider
 
-    with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite, caller=_operator()) as mem:
+    with MemoryProvider.restore(args.bundle, _config(args), overwrite=args.overwrite, caller=_operator(),
+                                trusted=args.trusted) as mem:
         stats = mem.stats().as_dict()
         where = mem.location
     _emit(args, stats, lambda: f"restored {stats['total_active']} memories into {where}")
@@ -474,6 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Verify a bundle and restore it into --data-dir.")
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty target store")
+    p.add_argument("--trusted", action="store_true",
+                   help="skip the injection guard on the bundle's memories (a vetted backup of your own store)")
     p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("reconcile", parents=[common], help="repair orphans between the stores",
