@@ -21,7 +21,7 @@ and ``[WALLET]``.
 
 ``wallet``
     Ethereum-style ``0x`` + 40 hex digits, Bitcoin / Litecoin base58check addresses (checksum verified) and bech32
-    ``bc1…`` / ``ltc1…`` / ``tb1…`` addresses, Tron ``T…`` (base58check).
+    ``bc1…`` / ``ltc1…`` / ``tb1…`` addresses, Tron ``T…`` (base58check), Monero (95 base58 characters from 4 or 8).
 
 What stays: a git commit hash (hex only, no keyword before it), UUIDs, order numbers, dates, version strings,
 ordinary words after "password" ("the password is wrong"), ``sk-`` followed by fewer than 20 characters.
@@ -153,6 +153,7 @@ def detect_secrets(text: str) -> Iterator[Found]:
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _ETH = re.compile(r"(?<![0-9A-Za-z])0x[0-9a-fA-F]{40}(?![0-9A-Za-z])")
 _BASE58_ADDR = re.compile(r"(?<![0-9A-Za-z])[13LMT][1-9A-HJ-NP-Za-km-z]{25,34}(?![0-9A-Za-z])")
+_MONERO = re.compile(r"(?<![0-9A-Za-z])[48][0-9AB][1-9A-HJ-NP-Za-km-z]{93}(?![0-9A-Za-z])")
 _BECH32 = re.compile(r"(?<![0-9A-Za-z])(?:bc1|tb1|ltc1)[ac-hj-np-z02-9]{11,71}(?![0-9A-Za-z])", re.I)
 
 
@@ -174,8 +175,9 @@ def base58check_valid(address: str) -> bool:
 
 def detect_wallets(text: str) -> Iterator[Found]:
     """Cryptocurrency addresses in ``text`` as ``(start, end, "wallet")``."""
-    for m in _ETH.finditer(text):
-        yield m.start(), m.end(), "wallet"
+    for pattern in (_ETH, _MONERO):
+        for m in pattern.finditer(text):
+            yield m.start(), m.end(), "wallet"
     for m in _BECH32.finditer(text):
         if m.group().islower() or m.group().isupper():
             yield m.start(), m.end(), "wallet"

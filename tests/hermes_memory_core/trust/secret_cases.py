@@ -59,6 +59,8 @@ SECRET_POSITIVE = [
     ("BTC: 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "BTC: [WALLET]"),
     ("my segwit address bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "my segwit address [WALLET]"),
     ("比特币地址 3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "比特币地址 [WALLET]"),
+    ("monero 44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SKS5x7VgEw6yQ3Tp6E3pd5i6rWhY8GfmyzXgr",
+     "monero [WALLET]"),
     # other countries' identity numbers
     ("Aadhaar 2341 2341 2346", "Aadhaar [ID_NUMBER]"),
     ("my aadhaar number is 498712345679", "my aadhaar number is [ID_NUMBER]"),
