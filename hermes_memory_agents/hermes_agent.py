@@ -30,7 +30,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 ``on_session_switch``   Rebinds to the new session id; leaving a session ends it as above. ``rewound`` (an
                         ``/undo``) drops the buffered turns unpromoted, so nothing the user took back is stored.
 ``on_memory_write``     Mirrors Hermes' built-in ``memory`` tool: ``add`` stores the entry as a long-term memory
-                        tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``.
+                        tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``. The core's
+                        injection guard runs on it; a refused entry is logged and not mirrored.
 ``on_delegation``       Keeps the subagent's task and result in the session buffer (summarised, never promoted).
 ``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled; only the search
                         tool in a context that does not write).
@@ -42,7 +43,9 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 =====================  ==============================================================================================
 
 Permanent tier: the provider reads it (its caller holds ``read_permanent``) and writes it only from what the user
-said: promotion of the user's turns, or a ``hermes_memory_remember`` whose content quotes the user's message.
+said: promotion of the user's turns, or a ``hermes_memory_remember`` whose content is a statement the user made
+about themselves (:mod:`hermes_memory_agents.provenance`: one first-person clause of their message, not quoted,
+reported, negated, hypothetical or pasted). Prefetch drops recalled memories the guard flags (read-time filter).
 Tool output, the assistant's words and Hermes' built-in memory never reach it.
 """
 
