@@ -16,6 +16,7 @@ entry points (:func:`main`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -59,7 +60,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve the memory tools over MCP until the client disconnects (stdio) or the process is stopped."""
     import anyio
 
-    from hermes_memory_agents.mcp_server import build_server, mcp_missing, serve_stdio, serve_streamable_http
+    from hermes_memory_agents.mcp_server import (
+        TOKEN_FILE,
+        build_server,
+        load_or_create_token,
+        mcp_missing,
+        serve_stdio,
+        serve_streamable_http,
+    )
     from hermes_memory_agents.tools import MemoryTools, ToolScope
     from hermes_memory_core import Caller, MemoryProvider
 
@@ -76,9 +84,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             anyio.run(serve_stdio, server)
         else:
-            print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp",
+            token_file = Path(args.token_file) if args.token_file else mem.data_dir / TOKEN_FILE
+            token = load_or_create_token(token_file)
+            print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp; "
+                  f'clients send the header "Authorization: Bearer <token>" with the token in {token_file}',
                   file=sys.stderr, flush=True)
-            anyio.run(serve_streamable_http, server, args.port)
+            anyio.run(functools.partial(serve_streamable_http, server, args.port, token=token,
+                                        max_sessions=args.max_sessions))
     return 0
 
 
@@ -173,6 +185,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
     p.add_argument("--no-read-permanent", action="store_true", help="do not return permanent facts")
     p.add_argument("--write-permanent", action="store_true",
                    help="let hermes_memory_remember store first-person facts in the permanent tier")
+    p.add_argument("--token-file", default=None,
+                   help="streamable HTTP: file holding the bearer token clients must send (created 0600 with a new "
+                   "random token if missing; default <data-dir>/hermes.mcp-token)")
+    p.add_argument("--max-sessions", type=int, default=32,
+                   help="streamable HTTP: most MCP sessions open at once (default 32)")
     p.set_defaults(func=cmd_mcp, loggers=LOGGERS)
 
     p = subparsers.add_parser(

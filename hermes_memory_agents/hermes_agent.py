@@ -31,7 +31,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 ``on_session_switch``   Rebinds to the new session id; leaving a session ends it as above. ``rewound`` (an
                         ``/undo``) drops the buffered turns unpromoted, so nothing the user took back is stored.
 ``on_memory_write``     Mirrors Hermes' built-in ``memory`` tool: ``add`` stores the entry as a long-term memory
-                        tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``.
+                        tagged ``hermes-<target>``; ``replace``/``remove`` find it by its ``old_text``. The core's
+                        injection guard runs on it; a refused entry is logged and not mirrored.
 ``on_delegation``       Keeps the subagent's task and result in the session buffer (summarised, never promoted).
 ``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled; only the search
                         tool in a context that does not write).
@@ -43,7 +44,9 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 =====================  ==============================================================================================
 
 Permanent tier: the provider reads it (its caller holds ``read_permanent``) and writes it only from what the user
-said: promotion of the user's turns, or a ``hermes_memory_remember`` whose content quotes the user's message.
+said: promotion of the user's turns, or a ``hermes_memory_remember`` whose content is a statement the user made
+about themselves (:mod:`hermes_memory_agents.provenance`: one first-person clause of their message, not quoted,
+reported, negated, hypothetical or pasted). Prefetch drops recalled memories the guard flags (read-time filter).
 Tool output, the assistant's words and Hermes' built-in memory never reach it.
 """
 
@@ -66,11 +69,13 @@ from hermes_memory_agents.hermes_settings import (
     load_yaml_config,
     read_settings,
 )
+from hermes_memory_agents.provenance import own_statement
 from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
 from hermes_memory_core import (
     Caller,
     ConfigError,
     HermesMemoryError,
+    InjectionRejectedError,
     MemoryConfig,
     MemoryProvider,
     MemoryType,
@@ -107,10 +112,6 @@ def user_for(kwargs: Mapping[str, Any]) -> str:
     return str(kwargs.get("agent_identity") or "").strip() or "default"
 
 
-def _format_day(ts: int) -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime(ts))
-
-
 class HermesAgentProvider:
     """Hermes Memory behind Hermes Agent's ``MemoryProvider`` interface (see the module docstring for each hook).
 
@@ -143,7 +144,7 @@ class HermesAgentProvider:
         self._ended: set[str] = set()
         self._turn_message = ""
         self._delegations: list[str] = []
-        self._quoted: set[str] = set()  # user messages a tool write quoted (normalised): already stored
+        self._quoted: dict[str, list[str]] = {}  # user message (normalised) -> the clauses a tool write stored
 
     # ------------------------------------------------------------------ identity
     @property
@@ -359,24 +360,31 @@ class HermesAgentProvider:
         tag = f"hermes-{target or 'memory'}"
         old_text = str(meta.get("old_text") or "")
         with self._lock:
-            if action == "add" and content.strip():
+            try:
+                self._mirror(memory, action, tag, content, old_text, target)
+            except InjectionRejectedError as exc:  # the core's guard refused it: Hermes' entry is not mirrored
+                log.warning("hermes_memory: a built-in memory %s was not mirrored: %s", action, exc)
+
+    def _mirror(self, memory: MemoryProvider, action: str, tag: str, content: str, old_text: str, target: str) -> None:
+        """One built-in write, mirrored (``add``/``update`` run the core's injection guard)."""
+        if action == "add" and content.strip():
+            memory.add(content, user_id=self.user_id, session_id=self.session_id,
+                       memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
+                       metadata={"source": "hermes_builtin", "target": target})
+        elif action == "replace" and content.strip():
+            found = self._find_mirrored(tag, old_text)
+            if found is None:
                 memory.add(content, user_id=self.user_id, session_id=self.session_id,
                            memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
                            metadata={"source": "hermes_builtin", "target": target})
-            elif action == "replace" and content.strip():
-                found = self._find_mirrored(tag, old_text)
-                if found is None:
-                    memory.add(content, user_id=self.user_id, session_id=self.session_id,
-                               memory_type=MemoryType.LONG_TERM, tags=[BUILTIN_TAG, tag],
-                               metadata={"source": "hermes_builtin", "target": target})
-                else:
-                    memory.update(found, content, version_note="replaced by Hermes' memory tool",
-                                  user_id=self.user_id, caller=self._caller())
-            elif action == "remove":
-                found = self._find_mirrored(tag, old_text or content)
-                if found is not None:
-                    memory.delete(found, reason="removed by Hermes' memory tool", user_id=self.user_id,
-                                  caller=self._caller())
+            else:
+                memory.update(found, content, version_note="replaced by Hermes' memory tool",
+                              user_id=self.user_id, caller=self._caller())
+        elif action == "remove":
+            found = self._find_mirrored(tag, old_text or content)
+            if found is not None:
+                memory.delete(found, reason="removed by Hermes' memory tool", user_id=self.user_id,
+                              caller=self._caller())
 
     def _find_mirrored(self, tag: str, text: str) -> str | None:
         """The newest mirrored entry with ``tag`` whose content contains ``text`` (Hermes' own matching rule)."""
@@ -479,17 +487,15 @@ class HermesAgentProvider:
         return self._tools.scope.caller if self._tools is not None else Caller(f"hermes-agent:{self.user_id}", True)
 
     def _quotes_user(self, content: str) -> bool:
-        """Whether ``content`` (normalised) is part of something the user said in this session (the current
-        message or a buffered user message); the message it quotes is not extracted again at the session's end."""
-        needle = normalize_words(content)
-        if not needle:
+        """Whether ``content`` is a statement the user made about themselves in this session (the current message
+        or a buffered user message; see :mod:`hermes_memory_agents.provenance`: not a quotation, not negated, not
+        part of a pasted document). The clause it quotes is not extracted again at the session's end; the rest of
+        that message still is."""
+        found = own_statement(content, self._user_texts())
+        if found is None:
             return False
-        for text in self._user_texts():
-            said = normalize_words(text)
-            if needle in said:
-                self._quoted.add(said)
-                return True
-        return False
+        self._quoted.setdefault(normalize_words(found.message), []).append(content)
+        return True
 
     def _user_texts(self) -> list[str]:
         """The user's words so far: the current message and the user messages of the buffered turns."""

@@ -10,6 +10,10 @@ the Hermes Agent provider); ``--write-permanent`` lets ``tier="permanent"`` stor
 injection guard still applies), ``--no-read-permanent`` hides permanent facts. Short-term memories belong to the
 server's session (``--session``, default one per run) and expire after the store's ``short_term_ttl_seconds``.
 
+Over HTTP the server authenticates every request: clients send ``Authorization: Bearer <token>``, where the token
+is the content of ``<data_dir>/hermes.mcp-token`` (generated ``0600`` on first run; ``--token-file`` names
+another file). See :mod:`hermes_memory_agents.mcp_http` for the Host, body and session checks.
+
 Example (the same thing ``hermes-memory mcp`` does)::
 
     with MemoryProvider(MemoryConfig(data_dir="./hermes_data")) as mem:
@@ -27,10 +31,20 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from hermes_memory_agents.mcp_http import DEFAULT_MAX_SESSIONS, TOKEN_FILE, HttpGuard, load_or_create_token
 from hermes_memory_agents.tools import FORGET, SEARCH, MemoryTools
 
-__all__ = ["INSTRUCTIONS", "SERVER_NAME", "DisconnectFilter", "build_server", "mcp_missing", "serve_stdio",
-           "serve_streamable_http"]
+__all__ = [
+    "INSTRUCTIONS",
+    "SERVER_NAME",
+    "TOKEN_FILE",
+    "DisconnectFilter",
+    "build_server",
+    "load_or_create_token",
+    "mcp_missing",
+    "serve_stdio",
+    "serve_streamable_http",
+]
 
 #: The MCP library's loggers that report a client going away as an error with a traceback.
 MCP_LOGGERS = ("mcp.server.streamable_http", "mcp.server.streamable_http_manager")
@@ -143,11 +157,15 @@ async def serve_stdio(server: Any) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-async def serve_streamable_http(server: Any, port: int, host: str = "127.0.0.1") -> None:
+async def serve_streamable_http(
+    server: Any, port: int, host: str = "127.0.0.1", *, token: str, max_sessions: int = DEFAULT_MAX_SESSIONS,
+) -> None:
     """Serve MCP's streamable HTTP transport at ``http://<host>:<port>/mcp`` until cancelled.
 
-    Requests whose ``Host`` or ``Origin`` is not local are refused (DNS-rebinding protection), as the MCP
-    library does for local servers.
+    Every request passes :class:`~hermes_memory_agents.mcp_http.HttpGuard` first: ``Authorization: Bearer
+    <token>`` (401 without it), a Host of exactly this local server and port and a local Origin (403), one
+    well-formed JSON-RPC 2.0 message per POST (400/413), at most ``max_sessions`` open sessions (503). The MCP
+    library's own DNS-rebinding protection runs behind it.
     """
     import uvicorn
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -175,4 +193,5 @@ async def serve_streamable_http(server: Any, port: int, host: str = "127.0.0.1")
     quiet = DisconnectFilter()
     for name in MCP_LOGGERS:
         logging.getLogger(name).addFilter(quiet)
-    await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
+    guarded = HttpGuard(app, token=token, port=port, max_sessions=max_sessions)
+    await uvicorn.Server(uvicorn.Config(guarded, host=host, port=port, log_level="warning")).serve()

@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_memory_agents.provenance import own_statement
 from hermes_memory_core import Caller, HermesMemoryError, MemoryHit, MemoryProvider, MemoryType
 
 __all__ = [
@@ -404,16 +406,17 @@ class MemoryTools:
         check = self.scope.user_words
         if check is None:
             return False
-        return len(normalize_words(content)) >= MIN_USER_WORDS_CHARS and check(content)
+        words = normalize_words(content)
+        return (len(words) >= MIN_USER_WORDS_CHARS or len(re.findall(r"[\u4e00-\u9fff]", words)) >= 4) and check(content)
 
 
 def user_words_in(texts: Callable[[], list[str]]) -> Callable[[str], bool]:
-    """A ``ToolScope.user_words`` check: is the content (normalised) part of one of ``texts()`` (the user's
-    messages, normalised the same way)?"""
+    """A ``ToolScope.user_words`` check: is the content a statement the user made about themselves in one of
+    ``texts()`` (the user's messages)? Not a quotation of someone else, not negated, not a fragment of a longer
+    clause, not part of a pasted document (:func:`hermes_memory_agents.provenance.own_statement`)."""
 
     def check(content: str) -> bool:
-        needle = normalize_words(content)
-        return bool(needle) and any(needle in normalize_words(t) for t in texts())
+        return own_statement(content, texts()) is not None
 
     return check
 

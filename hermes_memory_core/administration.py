@@ -8,6 +8,8 @@ Every operation has an ``a``-prefixed async twin with the same signature.
 from __future__ import annotations
 
 import os
+import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from hermes_memory_core import validation as v
 from hermes_memory_core.async_twins import async_twin
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import PermissionDeniedError
+from hermes_memory_core.errors import ConsistencyError, InvalidInputError, PermissionDeniedError
 from hermes_memory_core.lifecycle import maintenance
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
-from hermes_memory_core.lifecycle.erasure import ErasureReport, finish_erasures, purge_user
+from hermes_memory_core.lifecycle.erasure import ErasureReport, add_purge_hook, finish_erasures, purge_user
 from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
 from hermes_memory_core.portability import export_bundle
 from hermes_memory_core.trust.permissions import Caller
@@ -49,7 +51,19 @@ class StoreAdministration:
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not purge a user (needs write_permanent)")
         self._background.drain()  # no queued promotion of this user may land after the purge
-        return purge_user(self.engine, uid)
+        try:
+            return purge_user(self.engine, uid)
+        except sqlite3.DatabaseError as exc:  # a damaged file: say so in one typed line
+            raise ConsistencyError(f"purge_user({uid!r}) could not finish: the store's metadata file is damaged "
+                                   f"({exc}); an erasure already recorded resumes at the next open; otherwise restore "
+                                   "the store from a bundle and purge again") from exc
+
+    def on_purge(self, callback: Callable[[str], None]) -> None:
+        """Have ``purge_user`` call ``callback(user_id)`` first, for what an adapter keeps about a user under
+        another user id (the LangGraph store's namespace registry); a bound method is held weakly."""
+        if not callable(callback):
+            raise InvalidInputError(f"on_purge takes a callable, got {type(callback).__name__}")
+        add_purge_hook(self.engine, callback)
 
     def forget(self, *, dry_run: bool = False, now: float | None = None) -> ForgetReport:
         """Expire short-term memories of closed sessions and conversation memories unused for

@@ -33,7 +33,8 @@ __all__ = ["ENV_PREFIX", "PII_KINDS", "MemoryConfig", "RankingConfig"]
 ENV_PREFIX = "HERMES_MEMORY_"
 _IDENTIFIER = re.compile(r"^\w+$")
 #: The PII kinds ``redact_kinds`` may name (the detectors of :mod:`hermes_memory_core.trust.redaction`).
-PII_KINDS = ("email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address")
+PII_KINDS = ("secret", "email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "account_number",
+             "medical_record", "wallet", "plate", "gps", "ip", "address")
 
 
 _PREFIX = "invalid Hermes Memory configuration: "
@@ -281,9 +282,10 @@ class MemoryConfig(_Strict):
     )
     redact_pii: bool = Field(True, description="Replace PII with placeholders before storing in redact_tiers.")
     redact_kinds: list[str] = Field(
-        default_factory=lambda: ["email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address"],
-        description="PII kinds to redact: email (also internationalised and spelled 'x at y dot com'), iban "
-        "(checksum-validated), id_number (Chinese resident ID), bank_card (Luhn), ssn (US), passport (after a context "
+        default_factory=lambda: list(PII_KINDS),
+        description="PII kinds to redact: secret (passwords, API keys and tokens, private keys, secret URL "
+        "parameters), wallet (crypto addresses), account_number, medical_record, plate, gps, email (also internationalised and spelled 'x at y dot com'), iban "
+        "(checksum-validated), id_number (Chinese resident ID and 15+ other countries' national IDs), bank_card (Luhn), ssn (US), passport (after a context "
         "word such as 'passport' / '护照'), phone (also +CC, 0086 and Chinese numerals), ip (v4 and v6), address.",
     )
     redact_summaries: bool = Field(

@@ -332,7 +332,7 @@ class MemoryEngine:
             updated_at=created,
             expires_at=expires,
             version=1,
-            tags=v.check_tags(item.tags, cfg.max_tags),
+            tags=tuple(dict.fromkeys(self.redact(t, memory_type)[0] for t in v.check_tags(item.tags, cfg.max_tags))),
             metadata=metadata,
         )
 
@@ -463,6 +463,7 @@ class MemoryEngine:
     ) -> int:
         """Add a version of an owned, checked memory (content already validated). Returns the version number."""
         text, found = self.redact(text, rec.memory_type)
+        tags = None if tags is None else tuple(dict.fromkeys(self.redact(t, rec.memory_type)[0] for t in tags))
         meta = None if metadata is None else dict(metadata)
         if found:
             meta = {**(rec.metadata if meta is None else meta), "pii_redacted": found}

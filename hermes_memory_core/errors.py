@@ -38,6 +38,7 @@ __all__ = [
     "EmptyContentError",
     "EncryptionKeyError",
     "HermesMemoryError",
+    "InjectionRejectedError",
     "InvalidIdError",
     "InvalidInputError",
     "NotFoundError",
@@ -58,6 +59,11 @@ class ConfigError(HermesMemoryError, ValueError):
 
 class InvalidInputError(HermesMemoryError, ValueError):
     """An argument of a public call is malformed; nothing was stored or changed."""
+
+
+class InjectionRejectedError(InvalidInputError):
+    """The injection guard refused content (an instruction to the assistant, an unbacked privilege claim or a
+    request to reveal protected data); nothing was stored or changed."""
 
 
 class EmptyContentError(InvalidInputError):

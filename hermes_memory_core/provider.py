@@ -40,6 +40,7 @@ from hermes_memory_core.storage.hot_cache import HotCache
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
+from hermes_memory_core.trust.write_guard import guard_text, guard_texts
 from hermes_memory_core.types import (
     MemoryHit,
     MemoryItem,
@@ -236,6 +237,7 @@ class MemoryProvider(StoreAdministration):
         metadata: Mapping[str, Any] | None = None,
         created_at: float | None = None,
         caller: Caller | None = None,
+        trusted: bool = False,
     ) -> str:
         """Store one memory and return its id.
 
@@ -249,9 +251,12 @@ class MemoryProvider(StoreAdministration):
             metadata: JSON-serialisable extra data returned with the memory.
             created_at: Original Unix time, for importers replaying old conversations.
             caller: Who writes (permanent memories need ``write_permanent``); default: the provider's caller.
+            trusted: Skip the injection guard (see :mod:`hermes_memory_core.trust.write_guard`): only for bulk
+                imports of text the operator has vetted. By default content the guard flags is refused.
 
         Raises:
             InvalidInputError: A malformed argument (nothing is stored).
+            InjectionRejectedError: The injection guard flagged the content (nothing is stored).
             PermissionDeniedError: A permanent memory without the permission (nothing is stored).
             ConsistencyError: The vector engine failed; nothing is stored.
         """
@@ -265,7 +270,7 @@ class MemoryProvider(StoreAdministration):
             metadata=dict(metadata) if isinstance(metadata, Mapping) else metadata,
             created_at=created_at,
         )
-        return self.add_many([item], caller=caller)[0]
+        return self.add_many([item], caller=caller, trusted=trusted)[0]
 
     def add_many(
         self,
@@ -274,6 +279,7 @@ class MemoryProvider(StoreAdministration):
         dialogue: bool = False,
         on_progress: Callable[[int, int], None] | None = None,
         caller: Caller | None = None,
+        trusted: bool = False,
     ) -> list[str]:
         """Store many memories, embedding them in batches of ``config.embedding_batch_size``.
 
@@ -288,14 +294,18 @@ class MemoryProvider(StoreAdministration):
                 memories never lend each other words, so when they were written never changes a ranking.
             on_progress: Called with ``(done, total)`` after each batch.
             caller: Who writes (permanent memories need ``write_permanent``).
+            trusted: Skip the injection guard, for a vetted bulk import; by default an item the guard flags
+                refuses the whole call (:class:`InjectionRejectedError`, nothing is stored).
 
         Returns:
             The new ids, in input order.
         """
-        if not isinstance(dialogue, bool):
-            raise InvalidInputError(f"dialogue must be True or False, got {dialogue!r}")
-        return self.engine.add_items(v.check_items(items), self._who(caller), dialogue=dialogue,
-                                     on_progress=on_progress)
+        if not isinstance(dialogue, bool) or not isinstance(trusted, bool):
+            raise InvalidInputError(f"dialogue and trusted must be True or False, got {dialogue!r}, {trusted!r}")
+        checked = v.check_items(items)
+        if not trusted:
+            guard_texts((item.content for item in checked if isinstance(item.content, str)), "item")
+        return self.engine.add_items(checked, self._who(caller), dialogue=dialogue, on_progress=on_progress)
 
     def update(
         self,
@@ -307,6 +317,7 @@ class MemoryProvider(StoreAdministration):
         metadata: Mapping[str, Any] | None = None,
         tags: Iterable[str] | None = None,
         caller: Caller | None = None,
+        trusted: bool = False,
     ) -> int:
         """Add a new version of a memory; earlier versions stay in :meth:`history`. Returns the version number.
 
@@ -318,9 +329,13 @@ class MemoryProvider(StoreAdministration):
             metadata: When given, replaces the memory's metadata (metadata is not versioned).
             tags: When given, replaces the memory's tags (tags are not versioned).
             caller: Who writes (permanent memories need ``write_permanent``).
+            trusted: Skip the injection guard (a vetted import); by default flagged content is refused with
+                :class:`InjectionRejectedError` and the memory keeps its current version.
         """
         self.engine.need_open()
         text = v.check_content(content, self.config.max_content_chars)
+        if trusted is not True:
+            guard_text(text, f"the new content of memory {memory_id}")
         note = v.check_text(version_note, "version_note")
         meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
         new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
@@ -529,16 +544,19 @@ class MemoryProvider(StoreAdministration):
         llm: LLM | None = None,
         caller: Caller | None = None,
         clock: Callable[[], float] = time.time,
+        trusted: bool = False,
     ) -> MemoryProvider:
         """Verify a bundle completely, then rebuild the store it holds under ``config``; returns it open. A key
-        given as a file (``encryption_key_file``) is copied into an embedded target that has none.
+        given as a file (``encryption_key_file``) is copied into an embedded target that has none. The bundle's
+        files are copied privately before they are checked, and its memories pass the injection guard unless
+        ``trusted=True`` (a vetted backup).
 
         Raises:
             BundleError: Wrong checksum, missing file, other dimension or model, newer format, or a non-empty
                 target without ``overwrite=True``. Nothing is written in that case.
         """
         engine = restore_bundle(Path(v.check_path(bundle, "bundle")), config or MemoryConfig(), overwrite, embedder,
-                                vector_store, clock)
+                                vector_store, clock, trusted is True)
         if engine.config.metadata_url is None:
             engine.keys.copy_beside(engine.data_dir)  # a key given as a file stays with the restored store
         return cls._from_engine(engine, llm, caller)

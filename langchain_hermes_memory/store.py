@@ -55,7 +55,15 @@ from langchain_hermes_memory.namespaces import (
     check_labels,
     digest,
 )
-from langchain_hermes_memory.values import check_filter, check_index, check_value, index_texts, matches
+from langchain_hermes_memory.values import (
+    check_filter,
+    check_index,
+    check_value,
+    guard_value,
+    index_texts,
+    matches,
+    redact_value,
+)
 
 __all__ = ["HermesStore"]
 
@@ -199,10 +207,14 @@ class HermesStore(BaseStore):
       value (its JSON when it holds none). Only the first ``max_content_chars`` characters are indexed.
     - ``list_namespaces`` (``prefix``/``suffix`` with ``"*"``, ``max_depth``, ``limit``/``offset``) lists the
       namespaces holding items, sorted, from a registry the store keeps in the core (under a reserved user);
-      after restoring a per-user export bundle, :meth:`reindex_namespaces` rebuilds it.
+      after restoring a per-user export bundle, :meth:`reindex_namespaces` rebuilds it. ``purge_user`` on the
+      provider erases a user's registry entries too (the store registers itself with ``on_purge``).
     - Values are kept as given, except that when the core redacts PII in long-term memories
-      (``MemoryConfig.redact_pii``, the default) the strings of the value are redacted too, so no PII reaches
-      long-term storage through the store; ``redact_values=False`` keeps them verbatim.
+      (``MemoryConfig.redact_pii``, the default) the strings, numbers and dict keys of the value are redacted
+      too, so no PII reaches long-term storage through the store; ``redact_values=False`` keeps them verbatim.
+    - Every put passes the core's injection guard on *every* string and key of its value (not only the indexed
+      ones): a value carrying an instruction to the assistant is refused with ``InjectionRejectedError`` before
+      anything of the batch is written.
     - Items are stored at importance ``max(default_importance, forget_downgrade_importance)``: ``forget()`` never
       downgrades or expires them. TTLs are not supported (``supports_ttl = False``).
     - A value lives in the memory's metadata, so it is limited by ``MemoryConfig.max_metadata_bytes``; each item
@@ -244,6 +256,7 @@ class HermesStore(BaseStore):
         self._lock = threading.RLock()
         self._seq = 0
         self._registered: set[tuple[str, ...]] = set()
+        memory.on_purge(self._purge_registry)  # purge_user erases what the registry knows of the user too
 
     def __repr__(self) -> str:
         return f"HermesStore({self.memory.location!r}, {self.policy!r})"
@@ -421,9 +434,10 @@ class HermesStore(BaseStore):
         if op.value is None:
             return _Write(namespace, key, owner, None)
         value = check_value(op.value)
+        guard_value(value, f"the value of {namespace!r}/{key!r}")  # every string, not just the indexed ones
         pii: dict[str, int] = {}
         if self._redactor is not None:
-            value = self._redact(value, pii)
+            value = redact_value(value, self._redact_text, pii)
         fields: Sequence[str] = () if op.index is False else (self.index_fields if op.index is None else op.index)
         text = "\n".join(index_texts(value, fields)).strip()
         content = text or json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -437,18 +451,10 @@ class HermesStore(BaseStore):
         return _Write(namespace, key, owner, value, content[: self.memory.config.max_content_chars], bool(text),
                       pii or None)
 
-    def _redact(self, value: Any, found: dict[str, int]) -> Any:
+    def _redact_text(self, text: str) -> tuple[str, dict[str, int]]:
         assert self._redactor is not None
-        if isinstance(value, str):
-            result = self._redactor.redact(value)
-            for kind, n in result.found.items():
-                found[kind] = found.get(kind, 0) + n
-            return result.text if result.text.strip() else value
-        if isinstance(value, dict):
-            return {k: self._redact(v, found) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._redact(v, found) for v in value]
-        return value
+        result = self._redactor.redact(text)
+        return result.text, result.found
 
     def _metadata(self, w: _Write, created_at: float | None) -> dict[str, Any]:
         meta: dict[str, Any] = {"langgraph": {
@@ -520,6 +526,15 @@ class HermesStore(BaseStore):
                        metadata={"langgraph_namespace": list(ns), "owner": namespaces[ns]})
             for ns in unknown if ns not in present
         ]
+
+    def _purge_registry(self, user_id: str) -> None:
+        """Erase (hard) the registry entries of the namespaces ``user_id`` owns: their labels name the user."""
+        with self._lock:
+            for rec in self._records(REGISTRY_USER_ID, [TAG_NAMESPACE]):
+                if rec.metadata.get("owner") == user_id:
+                    with contextlib.suppress(NotFoundError):
+                        self.memory.delete(rec.id, user_id=REGISTRY_USER_ID, hard=True, reason="purge_user")
+                    self._registered.discard(tuple(rec.metadata.get("langgraph_namespace") or ()))
 
     # ------------------------------------------------------------------ maintenance
     def reindex_namespaces(self) -> int:

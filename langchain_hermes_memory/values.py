@@ -12,14 +12,24 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langgraph.store.base import get_text_at_path
 
-from hermes_memory_core import InvalidInputError
+from hermes_memory_core import InjectionRejectedError, InvalidInputError, check_memory_write
 
-__all__ = ["OPERATORS", "check_filter", "check_index", "check_value", "index_texts", "matches", "string_leaves"]
+__all__ = [
+    "OPERATORS",
+    "check_filter",
+    "check_index",
+    "check_value",
+    "guard_value",
+    "index_texts",
+    "matches",
+    "redact_value",
+    "string_leaves",
+]
 
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -144,3 +154,65 @@ def index_texts(value: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
         else:
             texts.extend(t for t in get_text_at_path(value, path) if t.strip())
     return texts
+
+
+def redact_value(value: Any, redact: Callable[[str], tuple[str, dict[str, int]]], found: dict[str, int]) -> Any:
+    """``value`` with every string, every number and every dict key passed through ``redact`` (which returns the
+    redacted text and the kinds it found); the kinds are added to ``found``.
+
+    A number that holds PII ("13812345678" stored as an int) becomes its placeholder string; booleans stay; two
+    keys that redact to the same text keep both values (the second gets `` #2``).
+    """
+
+    def text(s: str) -> str:
+        out, kinds = redact(s)
+        for kind, n in kinds.items():
+            found[kind] = found.get(kind, 0) + n
+        return out if out.strip() else s
+
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        shown = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        redacted = text(shown)
+        return value if redacted == shown else redacted
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = text(k) if isinstance(k, str) else k
+            n = 2
+            while key in out:
+                key, n = f"{text(k)} #{n}", n + 1
+            out[key] = redact_value(v, redact, found)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact_value(v, redact, found) for v in value]
+    return value
+
+
+def guard_value(value: Mapping[str, Any], where: str) -> None:
+    """Refuse a value whose strings or keys carry what the injection guard flags (all of them are read, not just
+    the indexed fields: a tool or LangMem hands the whole value to a model).
+
+    Raises:
+        InjectionRejectedError: One line naming ``where`` and the guard's reason; nothing has been written.
+    """
+    keys: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, Mapping):
+            for k, v in x.items():
+                keys.append(str(k))
+                walk(v)
+        elif isinstance(x, list | tuple):
+            for v in x:
+                walk(v)
+
+    walk(value)
+    for text in (*string_leaves(value), " ".join(keys)):
+        verdict = check_memory_write(text, "user")
+        if not verdict.allow_long_term:
+            raise InjectionRejectedError(f"{where} refused by the {verdict.reason.removeprefix('injection guard: ')}"
+                                         " guard; nothing was stored")

@@ -75,7 +75,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     from hermes_memory_core.provider import MemoryProvider
 
-    with MemoryProvider.restore(args.bundle, config_from(args), overwrite=args.overwrite, caller=operator_caller()) as mem:
+    with MemoryProvider.restore(args.bundle, config_from(args), overwrite=args.overwrite, caller=operator_caller(),
+                                trusted=args.trusted) as mem:
         stats = mem.stats().as_dict()
         where = mem.location
     emit(args, stats, lambda: f"restored {stats['total_active']} memories into {where}")

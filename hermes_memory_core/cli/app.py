@@ -203,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Verify a bundle and restore it into --data-dir.")
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty target store")
+    p.add_argument("--trusted", action="store_true",
+                   help="skip the injection guard on the bundle's memories (a vetted backup of your own store)")
     p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("reconcile", parents=[common], help="repair orphans between the stores",

@@ -15,18 +15,50 @@ Order, and why it survives a killed process:
 
 Every step is idempotent, so :func:`finish_erasures` — run by ``reconcile()``, the next ``purge_user`` and the next
 open — simply runs the steps again for each intent it finds.
+
+What an adapter keeps about a user *under another user id* (the LangGraph store's namespace registry) goes too: an
+adapter registers a callback with :func:`add_purge_hook` and ``purge_user`` runs it with the user's id first.
 """
 
 from __future__ import annotations
 
 import time
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.storage.metadata import Erasure
 from hermes_memory_core.types import MemoryRecord
 
-__all__ = ["ErasureReport", "erase_memory", "finish_erasures", "purge_user"]
+__all__ = ["ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
+
+_PURGE_HOOKS: weakref.WeakKeyDictionary[MemoryEngine, list[Callable[[], Callable[[str], None] | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> None:
+    """Run ``callback(user_id)`` at the start of every ``purge_user`` on ``engine`` (a bound method is held weakly:
+    an adapter that is gone is not called)."""
+    ref: Callable[[], Callable[[str], None] | None]
+    if hasattr(callback, "__self__"):
+        ref = weakref.WeakMethod(callback)
+    else:
+        def ref(cb: Callable[[str], None] = callback) -> Callable[[str], None]:
+            return cb
+    _PURGE_HOOKS.setdefault(engine, []).append(ref)
+
+
+def _run_purge_hooks(engine: MemoryEngine, user_id: str) -> None:
+    live = []
+    for ref in _PURGE_HOOKS.get(engine, []):
+        callback = ref()
+        if callback is not None:
+            live.append(ref)
+            callback(user_id)
+    if engine in _PURGE_HOOKS:
+        _PURGE_HOOKS[engine] = live
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +80,10 @@ class ErasureReport:
 
 
 def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
-    """Erase every trace of one user (the caller checked permission and drained background work)."""
+    """Erase every trace of one user (the caller checked permission and drained background work); the adapters'
+    purge hooks run first."""
     started = time.perf_counter()
+    _run_purge_hooks(engine, user_id)
     with engine.write_lock:
         engine.need_open()
         finish_erasures(engine)

@@ -13,6 +13,11 @@ Checksums say a bundle is whole; anyone can recompute them. A **signature** says
 secret, and restore refuses any bundle that does not carry a valid one — before it reads a row. The SQLite file
 must hold exactly the schema its recorded migrations create (no trigger, view or unknown object), pass
 ``integrity_check`` and ``foreign_key_check``.
+
+**What is checked is what is used.** :func:`private_copy` copies the manifest and the three files, each read
+once through one descriptor (opened without following links, a regular file), into a folder only this process's
+account can open (0700, files 0600); restore verifies and then reads *that* copy, so someone who may write to the
+bundle folder cannot swap a file between the check and the copy.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
+import shutil
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +43,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MANIFEST",
     "manifest_digest",
+    "private_copy",
     "read_points",
     "sha256_file",
     "sign_manifest",
@@ -54,6 +63,42 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _copy_one(source: Path, target: Path) -> None:
+    """Copy one regular file through a single descriptor, never following a link; the copy is 0600."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(source, flags)
+    except OSError as exc:
+        raise BundleError(f"bundle file {source.name} is missing (or not a regular file): {exc.strerror}") from exc
+    with os.fdopen(fd, "rb") as src:
+        if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+            raise BundleError(f"bundle file {source.name} is missing (or not a regular file)")
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(out, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def private_copy(bundle: Path, into: Path) -> Path:
+    """Copy a bundle's manifest and files into ``into`` (created 0700, must not exist); return ``into``.
+
+    Contract: each file is read exactly once, through one descriptor opened with ``O_NOFOLLOW``; the copy is
+    private to this account, so :func:`verify_bundle` on the copy checks the very bytes a restore then reads.
+
+    Raises:
+        BundleError: ``bundle`` is not a folder, or one of its files is missing, a link or not a regular file.
+    """
+    bundle, into = Path(bundle), Path(into)
+    if bundle.is_symlink() or not bundle.is_dir():
+        raise BundleError(f"{bundle} is not a Hermes Memory bundle (no {MANIFEST})")
+    into.mkdir(mode=0o700)
+    os.chmod(into, 0o700)
+    for name in (MANIFEST, *BUNDLE_FILES):
+        if name == MANIFEST and not (bundle / name).exists():
+            raise BundleError(f"{bundle} is not a Hermes Memory bundle (no {MANIFEST})")
+        _copy_one(bundle / name, into / name)
+    return into
 
 
 def _canonical(manifest: dict[str, Any], *leave_out: str) -> bytes:

@@ -4,12 +4,15 @@ Order, and what each step guarantees:
 
 1. **Lock** — the target's exclusive lock (the data directory's ``hermes.lock``, or PostgreSQL's in-use lock): a
    restore never replaces a store another process has open (:class:`~hermes_memory_core.errors.StoreLockedError`).
-2. **Verify** — every file against the manifest, the signature when ``bundle_signing_key`` is set, the SQLite
+2. **Copy and verify** — the bundle's files are first copied into a private scratch folder (each read once,
+   links refused); everything after reads only that copy, so a file swapped in the bundle folder after the check
+   is never used. Then every file against the manifest, the signature when ``bundle_signing_key`` is set, the SQLite
    file's schema (no trigger, view or unknown object), and the key: the target's key must be the bundle's.
 3. **Stage** — a fresh store built from the bundle's *rows* (never its file): an embedded store in a scratch folder
    inside the data directory, a server store inside one open transaction. Every permanent memory must be sealed
    and everything sealed must open under the target's key; the keyword index is rebuilt under it; vector payloads
-   are rebuilt from the rows.
+   are rebuilt from the rows. Every active memory's text passes the injection guard like any write (a bundle
+   holding a flagged memory is refused, naming it), unless the caller passed ``trusted=True``.
 4. **Swap** — the staged files replace the old ones through a journal (a crash is finished or undone at the next
    open), and become final once the new store has opened; a server store commits its transaction.
 
@@ -42,7 +45,7 @@ from hermes_memory_core.engine import (
     payload,
 )
 from hermes_memory_core.errors import BundleError, EncryptionKeyError, HermesMemoryError, StoreLockedError
-from hermes_memory_core.portability.bundle import read_points, verify_bundle
+from hermes_memory_core.portability.bundle import private_copy, read_points, verify_bundle
 from hermes_memory_core.portability.rows import copy_rows, fresh_file, sealed_row_problems
 from hermes_memory_core.storage.lock import LOCK_NAME, DataDirLock
 from hermes_memory_core.storage.sqlite import migrations
@@ -52,6 +55,7 @@ from hermes_memory_core.storage.vectors import VectorPoint, VectorStore
 from hermes_memory_core.trust.at_rest import SealingCodec, sealed_tiers
 from hermes_memory_core.trust.encryption import ContentCipher, generate_key, write_key_file
 from hermes_memory_core.trust.keys import KEY_CHECK, KEY_FILE, KeyManager
+from hermes_memory_core.trust.write_guard import injection_reason
 from hermes_memory_core.types import MemoryRecord, MemoryType
 
 __all__ = ["restore_bundle"]
@@ -67,8 +71,11 @@ def restore_bundle(
     embedder: Embedder | None,
     vector_store: VectorStore | None,
     clock: Callable[[], float],
+    trusted: bool = False,
 ) -> MemoryEngine:
     """Restore ``bundle`` into the store ``config`` names; returns the open engine (see the module docstring).
+
+    ``trusted=True`` skips the injection guard on the bundle's memories (a vetted import); every other check runs.
 
     Raises:
         StoreLockedError: Another process has the target open.
@@ -79,8 +86,8 @@ def restore_bundle(
     """
     emb = embedder or load_embedder(config.embedding_model, config.embedding_threads, config.embedding_batch_size)
     if config.metadata_url is not None:
-        return _restore_into_server(Path(bundle), config, overwrite, emb, vector_store, clock)
-    return _restore_into_directory(Path(bundle), config, overwrite, emb, vector_store, clock)
+        return _restore_into_server(Path(bundle), config, overwrite, emb, vector_store, clock, trusted)
+    return _restore_into_directory(Path(bundle), config, overwrite, emb, vector_store, clock, trusted)
 
 
 # ---------------------------------------------------------------------- verify
@@ -92,6 +99,7 @@ class _Plan:
         self.manifest = manifest
         self.codec = codec
         self.new_key = new_key
+        self.trusted = False
 
     def write_key(self) -> None:
         if self.new_key is not None:
@@ -145,6 +153,12 @@ def _settle_rows(conn: Any, store: Any, plan: _Plan, config: MemoryConfig, emb: 
             "the bundle's rows do not open under the target's key (" + "; ".join(problems)
             + "); a permanent memory must be sealed with the store's key. Nothing was written"
         )
+    flagged = [] if plan.trusted else _guard_problems(conn, plan.codec)
+    if flagged:
+        raise BundleError(
+            "the bundle holds memories the injection guard refuses (" + "; ".join(flagged)
+            + "); nothing was written (restore a vetted bundle with trusted=True)"
+        )
     identity = [("vector_dim", str(config.vector_dim)), ("embedding_model", emb.model_id),
                 ("collection", config.collection), ("keyword_index_rebuild", "0")]
     if plan.new_key is not None and plan.codec.cipher is not None:
@@ -156,6 +170,18 @@ def _settle_rows(conn: Any, store: Any, plan: _Plan, config: MemoryConfig, emb: 
         conn.execute("INSERT INTO memory_meta (key, value) VALUES (?, ?)", (key, value))
     store.repair_keyword_index()
     return _payloads(conn, plan.codec)
+
+
+def _guard_problems(conn: Any, codec: SealingCodec, limit: int = 3) -> list[str]:
+    """Active memories whose text the injection guard flags, as ``memory <id>: <reason>`` (at most ``limit``)."""
+    problems: list[str] = []
+    for memory_id, content in conn.execute("SELECT id, content FROM memory_entries WHERE is_active = 1").fetchall():
+        reason = injection_reason(codec.open(memory_id, content))
+        if reason is not None:
+            problems.append(f"memory {memory_id}: {reason}")
+            if len(problems) >= limit:
+                break
+    return problems
 
 
 def _payloads(conn: Any, codec: SealingCodec) -> dict[str, dict[str, Any]]:
@@ -295,7 +321,7 @@ def _failed(exc: BaseException) -> BaseException:
 
 def _restore_into_directory(
     bundle: Path, config: MemoryConfig, overwrite: bool, emb: Embedder, vector_store: VectorStore | None,
-    clock: Callable[[], float],
+    clock: Callable[[], float], trusted: bool,
 ) -> MemoryEngine:
     data_dir = Path(config.data_dir)
     existed = data_dir.exists()
@@ -308,8 +334,12 @@ def _restore_into_directory(
     replaced: _Replaced | None = None
     plan: _Plan | None = None
     swapped = False
+    copied: Path | None = None
     try:
+        copied = new_scratch(data_dir, "bundle")
+        bundle = private_copy(bundle, copied / "bundle")  # from here on only the private copy is read
         plan = _verify(bundle, config, emb)
+        plan.trusted = trusted
         if _has_store(data_dir) and not overwrite:
             raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True (on the command line: "
                               "hermes-memory restore --overwrite) to replace its store")
@@ -321,8 +351,11 @@ def _restore_into_directory(
         swapped = True
         engine = MemoryEngine(config, embedder=emb, vector_store=handed, clock=clock, lock=lock)
         finish_swap(data_dir)
+        shutil.rmtree(copied, ignore_errors=True)
         return engine
     except BaseException as exc:
+        if copied is not None:
+            shutil.rmtree(copied, ignore_errors=True)
         if swapped:
             recover_swap(data_dir)  # not final yet: the old files go back
         if replaced is not None:
@@ -344,10 +377,27 @@ def _restore_into_directory(
 
 def _restore_into_server(
     bundle: Path, config: MemoryConfig, overwrite: bool, emb: Embedder, vector_store: VectorStore | None,
-    clock: Callable[[], float],
+    clock: Callable[[], float], trusted: bool,
 ) -> MemoryEngine:
     """Into PostgreSQL: the rows are replaced, checked and indexed in one transaction that commits last."""
-    plan = _verify(bundle, config, emb)
+    copied = Path(tempfile.mkdtemp(prefix=".hermes-bundle-"))  # 0700: only this account reads the copy
+    try:
+        bundle = private_copy(bundle, copied / "bundle")
+        plan = _verify(bundle, config, emb)
+    except BaseException:
+        shutil.rmtree(copied, ignore_errors=True)
+        raise
+    plan.trusted = trusted
+    try:
+        return _into_server(bundle, plan, config, overwrite, emb, vector_store, clock)
+    finally:
+        shutil.rmtree(copied, ignore_errors=True)
+
+
+def _into_server(
+    bundle: Path, plan: _Plan, config: MemoryConfig, overwrite: bool, emb: Embedder, vector_store: VectorStore | None,
+    clock: Callable[[], float],
+) -> MemoryEngine:
     store = build_metadata_store(config)
     store.codec = plan.codec
     store.open()

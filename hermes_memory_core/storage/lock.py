@@ -10,7 +10,8 @@ which may carry the content given to ``add``.
 Stores whose files may be shared by several processes (SQLite metadata with a vector server) hold it *shared*;
 whatever must be alone with the directory (the embedded vector engine, a restore) holds it *exclusive*, so a
 restore never replaces files a live process is using. Whoever takes the lock first after a crash also finishes or
-undoes an interrupted restore (``recover``) while it is still alone.
+undoes an interrupted restore (``recover``) while it is still alone. Taking and releasing the lock also keep the
+directory private (:mod:`hermes_memory_core.storage.private_files`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermes_memory_core.errors import ConfigError, StoreLockedError
+from hermes_memory_core.storage.private_files import make_private, tighten
 
 __all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock"]
 
@@ -57,7 +59,8 @@ class DataDirLock:
         try:
             if folder.exists() and not folder.is_dir():
                 raise ConfigError(f"data_dir {folder} is not a directory")
-            folder.mkdir(parents=True, exist_ok=True)
+            existed = folder.is_dir()
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.created = not self.path.exists()
             fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
         except OSError as exc:
@@ -77,6 +80,7 @@ class DataDirLock:
                 fh.close()
                 raise StoreLockedError(_locked_message(folder, holder, mine)) from None
         try:
+            make_private(folder, existed)  # 0700 / 0600 whatever the umask; a loose existing store is reported
             if alone and recover is not None:
                 recover(folder)
             fh.seek(0)
@@ -110,6 +114,7 @@ class DataDirLock:
 
             if remove_if_created and self.created:
                 self.path.unlink(missing_ok=True)
+            tighten(self.path.parent)  # what the store created while it ran
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
             self._fh.close()
             self._fh = None

@@ -10,7 +10,9 @@ text: NFKC, look-alikes folded, invisible characters removed, accents stripped, 
 by separators joined, leetspeak read, rot13, and base64 / hex / URL / HTML / ``\\u``-escaped segments decoded.
 
 **What is flagged** (classes of meaning, in English and Chinese, any word form: "ignore", "ignores", "ignoring",
-"ignored"):
+"ignored"; and, by :mod:`hermes_memory_core.trust.injection_world`, in twelve more languages, pinyin and classical
+Chinese, plus conditional triggers, orders to misuse tools, passive orders to "any assistant", fake provenance and
+hashtag / identifier joins):
 
 1. *Instructions to the assistant*: overriding its rules ("disregard the rules above", "忽略之前的指令"); sentences
    whose subject is the assistant with a modal ("you must …", "the AI should always …", "你必须 …"), also wrapped
@@ -45,6 +47,7 @@ from functools import lru_cache
 
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION, PRIVILEGE, REVEAL
 from hermes_memory_core.trust.injection_rules import RULES, SQUASHED
+from hermes_memory_core.trust.injection_world import WORLD_RULES, identifier_view, light_view
 from hermes_memory_core.trust.normalize import fold, guard_views, squashed_runs
 
 __all__ = ["Finding", "WriteVerdict", "check_memory_write", "find_injection", "sanitize_summary"]
@@ -80,16 +83,26 @@ class Finding:
 
 def _views(text: str) -> tuple[str, ...]:
     """The guard's readings of ``text``, cached for short texts (a summary is checked sentence by sentence)."""
-    return _cached_views(text) if len(text) <= 2000 else tuple(guard_views(text))
+    return _cached_views(text) if len(text) <= 2000 else _all_views(text)
 
 
 @lru_cache(maxsize=2048)
 def _cached_views(text: str) -> tuple[str, ...]:
-    return tuple(guard_views(text))
+    return _all_views(text)
+
+
+def _all_views(text: str) -> tuple[str, ...]:
+    """The normaliser's views, the script-preserving :func:`light_view` (Cyrillic, Devanagari, kana as written)
+    and, for hashtags and identifiers, their words split apart (with that reading's own views)."""
+    views = [*guard_views(text), light_view(text)]
+    split = identifier_view(text)
+    if split is not None:
+        views += [split, *guard_views(split)]
+    return tuple(dict.fromkeys(views))
 
 
 #: Rules in the order their class is reported: a text that claims privilege *and* instructs is a privilege claim.
-_ORDERED = sorted(RULES, key=lambda r: (PRIVILEGE, REVEAL, INSTRUCTION).index(r.category))
+_ORDERED = sorted((*RULES, *WORLD_RULES), key=lambda r: (PRIVILEGE, REVEAL, INSTRUCTION).index(r.category))
 
 
 def _scan(view: str, source: str) -> Finding | None:
@@ -118,7 +131,14 @@ def find_injection(text: str, source: str = "user") -> Finding | None:
         m = SQUASHED.search(run)
         if m is not None:
             return Finding(INSTRUCTION, "spaced-letters", m.group())
+    for token in _JOINED_TOKEN.findall(light_view(text)):  # "#developermode", "ignore_all_rules_now"
+        m = SQUASHED.search(re.sub(r"[#_\-]", "", token))
+        if m is not None:
+            return Finding(INSTRUCTION, "joined-words", m.group())
     return None
+
+
+_JOINED_TOKEN = re.compile(r"#\w{6,}|\b\w+(?:_\w+){2,}\b")
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|mine|me)\b|我")

@@ -19,7 +19,16 @@ Detected, in Chinese and English text, and replaced by placeholders that keep th
 ``[PASSPORT]``    passport numbers right after a context word ("passport", "护照", "Reisepass" …): CN ``E12345678``,
                   US/UK 9 digits, and the common 6-9 character letter+digit formats
 ``[IBAN]``        IBANs of known countries, exact length and mod-97 checksum validated
+``[SECRET]``      passwords, API keys and tokens (providers' formats, JWTs, private keys, high-entropy strings after
+                  "key / token / secret / password / 密码"), secret URL parameters (:mod:`.pii_secrets`)
+``[WALLET]``      cryptocurrency addresses (``0x…``, base58check and bech32 checked)
+``[ACCOUNT_NUMBER]``, ``[MEDICAL_RECORD]``, ``[PLATE]``, ``[GPS]``: after their context words; Chinese plates
+                  and coordinates with hemispheres anywhere; other countries' identity numbers are
+                  ``[ID_NUMBER]`` (:mod:`.pii_ids`)
 ================  ==========================================================================================
+
+Also read: card numbers with slashes, numbers spelled digit by digit in English words ("four one one one …"),
+UK phone numbers (``07700 900123``) and Chinese addresses without 路/号.
 
 **Detection runs on normalised text** (:func:`~hermes_memory_core.trust.normalize.normalize`: full-width
 characters, other scripts' digits, invisible characters and ``%XX`` escapes read as what they show), so
@@ -41,6 +50,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hermes_memory_core.trust.normalize import normalize
+from hermes_memory_core.trust.pii_ids import detect_ids, detect_places, spelled_digit_runs
+from hermes_memory_core.trust.pii_secrets import detect_secrets, detect_wallets
 
 __all__ = [
     "ALL_KINDS",
@@ -56,7 +67,8 @@ __all__ = [
 _LOG = logging.getLogger("hermes_memory.redaction")
 
 #: Every kind the redactor knows, in the order their spans win an overlap.
-ALL_KINDS = ("email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "ip", "address")
+ALL_KINDS = ("secret", "email", "iban", "id_number", "bank_card", "ssn", "passport", "phone", "account_number",
+             "medical_record", "wallet", "plate", "gps", "ip", "address")
 _PLACEHOLDER = {kind: f"[{kind.upper()}]" for kind in ALL_KINDS}
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
@@ -419,7 +431,23 @@ def _addresses(text: str) -> Iterator[_Span]:
             yield _Span(m.start(), m.end(), "address")
 
 
-_DETECTORS = (_emails, _ibans, _chains, _passports, _phones, _ips, _addresses)
+def _more(text: str) -> Iterator[_Span]:
+    """The detectors of :mod:`.pii_secrets` and :mod:`.pii_ids`; identity numbers and accounts after an order,
+    invoice or tracking word stay (as digit chains do)."""
+    for detect in (detect_secrets, detect_wallets, detect_ids, detect_places):
+        for start, end, kind in detect(text):
+            if kind in ("secret", "wallet") or not _NEG_CONTEXT.search(text[max(0, start - 24) : start]):
+                yield _Span(start, end, kind)
+    for start, end, digits in spelled_digit_runs(text):
+        spelled = _number_kind([digits], [], text[max(0, start - 24) : start])
+        if spelled is None and ((len(digits) == 10 and digits[0] in "23456789")
+                                or (len(digits) == 11 and digits[0] in "01")):
+            spelled = "phone"  # ten digits spelled out one by one (North America), eleven from 0 (UK) or 1
+        if spelled is not None:
+            yield _Span(start, end, spelled)
+
+
+_DETECTORS = (_emails, _ibans, _chains, _passports, _phones, _ips, _addresses, _more)
 
 
 # ------------------------------------------------------------------------------------------------------ redactor

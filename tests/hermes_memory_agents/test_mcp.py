@@ -118,12 +118,19 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder
             except OSError:
                 assert time.monotonic() < deadline, "the server did not start listening"
                 time.sleep(0.2)
-        async with streamable_http_client(url) as (read, write, _sid), ClientSession(read, write) as session:
+        token_file = tmp_path / "store" / "hermes.mcp-token"
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        auth = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(headers=auth, timeout=60) as client, \
+                streamable_http_client(url, http_client=client) as (read, write, _sid), \
+                ClientSession(read, write) as session:
             await _exercise(session)
-        rebinding = httpx.post(url, headers={"Host": "attacker.example", "Content-Type": "application/json",
-                                             "Accept": "application/json, text/event-stream"},
-                               content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
-        assert rebinding.status_code >= 400
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+        assert httpx.post(url, headers=headers, content=body).status_code == 401  # another account: no token
+        rebinding = httpx.post(url, headers={**headers, **auth, "Host": "attacker.example"}, content=body)
+        assert rebinding.status_code == 403
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -134,7 +141,7 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder
     assert code == 130  # Ctrl-C: one line, exit status 130, as for every command; the store was closed cleanly
     err = proc.stderr.read() if proc.stderr else ""
     assert "serving MCP for user 'alice' at " + url in err and "hermes-memory: interrupted during mcp" in err
-    assert "Traceback" not in err
+    assert "Authorization: Bearer <token>" in err and "Traceback" not in err
     _check_store(tmp_path / "store", real_embedder, "web-1")
 
 

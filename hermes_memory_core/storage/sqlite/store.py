@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hermes_memory_core.errors import ConsistencyError, StoreClosedError
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
+from hermes_memory_core.storage.private_files import tighten
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
@@ -89,6 +90,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         with self._write_lock:
             migrations.apply_pending(self._writer)
             problems = schema_problems(self._writer)
+        tighten(self.path.parent)  # the new file and its log: 0600 whatever the umask
         if problems:
             self.close()
             raise ConsistencyError(
