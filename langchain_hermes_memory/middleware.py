@@ -69,15 +69,19 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     """Long-term memory for ``langchain.agents.create_agent``, on Hermes Memory.
 
     - **Before the agent runs**, the new user message(s) of the thread go into the Hermes session
-      ``(user, thread_id)``: its 12-turn ring buffer and running summary; older turns are summarised and what
-      they say about the user is promoted to long-term / permanent memory in the background, by ``llm`` when
-      given, else by the core's deterministic rules.
+      ``(user, thread_id)``: its 12-turn ring buffer and running summary; each answered turn is kept as
+      conversation memories (what was said, found again in later threads), older turns are summarised, and what
+      the user said about themselves is promoted to long-term / permanent memory in the background, by ``llm``
+      when given, else by the core's deterministic rules. A thread ends when its user starts another one (or
+      after ``session_idle_seconds``): its last turns are kept and promoted then.
     - **Before every model call**, the running summary and the memories Hermes recalls for the latest user
-      message (``MemoryProvider.recall``: the recall gate skips greetings; permanent facts come only for
-      identity / configuration / compliance questions and a ``caller`` allowed to read them) are appended to the
-      request's system message with ``request.override(system_message=...)``. Nothing is written into the
-      agent state, so the checkpointed thread never holds recalled memories. Recalled text that reads as an
-      instruction to the assistant is left out (the core's injection guard).
+      message (``MemoryProvider.recall``: the recall gate skips greetings; what was said in earlier threads and
+      the profile; the user's permanent facts for questions about them — by default the middleware serves the
+      user it runs for, a ``caller`` narrows that) are appended to the request's system message with
+      ``request.override(system_message=...)``, rendered by the core's one renderer (dated, labelled, quoted).
+      Nothing is written into the agent state, so the checkpointed thread never holds recalled memories. Recalled
+      text that reads as an instruction to the assistant is left out (the core's injection guard), and turns the
+      thread already shows are not repeated.
     - **After the agent runs**, its final answer joins the session.
 
     The user is ``runtime.context.user_id`` (or ``config["configurable"]["user_id"]``); the session is the
@@ -129,7 +133,8 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
 
     Args:
         memory: The open Hermes store.
-        caller: Who reads permanent memories in recall (default: the provider's caller).
+        caller: Who reads permanent memories in recall (default: the provider's caller when it was given one, else
+            the user the run is for).
         llm: The host's model for summaries and promotion (wrapped with :class:`LangChainLLM`); without it the
             core's deterministic fallbacks run.
         top_k: How many memories recall brings into a request (1..1000).
