@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -37,6 +38,7 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
+from hermes_memory_core.retrieval.translation import Translator, other_language
 from hermes_memory_core.storage.metadata import KeywordFilter
 from hermes_memory_core.storage.vectors import VectorFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
@@ -47,6 +49,9 @@ from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["SearchFilter", "Searcher", "build_filter", "readable_types"]
+
+#: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
+_TRANSLATION_VECTORS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,8 @@ class Searcher:
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
+        self._translator: Translator | None = None
+        self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
 
     def search(
         self,
@@ -176,7 +183,8 @@ class Searcher:
         ql = language_of(text)
         cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
         cosines = dict(engine.vectors.search(query_vec, n, vflt))
-        cal = self._calibrator(about_user, query_vec, ql, cross) if cross or min_score is not None else None
+        translated = self.translation(text, ql, llm) if cross else None
+        cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
             for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
@@ -222,11 +230,31 @@ class Searcher:
         engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
 
-    def _calibrator(self, text: str, query_vec: Any, ql: Language, cross: bool) -> DenseCalibrator:
-        """The question's dense calibration; a Chinese question asked across languages also brings the
-        embedding of its English dictionary terms."""
+    def translation(self, text: str, ql: Language, llm: LLM | None) -> str | None:
+        """The question in the other language from the host's model (``llm_translation``; cached per question,
+        at most ``llm_translation_timeout_seconds``), or None: no model, switched off, or no usable answer."""
+        cfg = self.engine.config
+        if llm is None or not cfg.llm_translation:
+            return None
+        if self._translator is None or self._translator.llm is not llm:
+            self._translator = Translator(llm, cfg.llm_translation_timeout_seconds)
+        return self._translator.translate(text, other_language(ql))
+
+    def _calibrator(
+        self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
+    ) -> DenseCalibrator:
+        """The question's dense calibration; a question asked across languages also brings the embedding of its
+        translation: the host model's when there is one, else, for a Chinese question, its English dictionary
+        terms."""
         translated = None
-        if cross and ql == "zh":
+        if cross and translation is not None:
+            translated = self._translation_vectors.get(translation)
+            if translated is None:  # a repeated question costs neither a model call nor an embedding
+                translated = self.engine.embedder.embed_query(to_third_person(translation, keep_requests=True))
+                self._translation_vectors[translation] = translated
+                while len(self._translation_vectors) > _TRANSLATION_VECTORS:
+                    self._translation_vectors.popitem(last=False)
+        elif cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():
                 translated = self.engine.embedder.embed_query(gloss)
