@@ -273,8 +273,10 @@ class MemoryProvider(StoreAdministration):
         """
         if not isinstance(dialogue, bool):
             raise InvalidInputError(f"dialogue must be True or False, got {dialogue!r}")
-        return self.engine.add_items(v.check_items(items), self._who(caller), dialogue=dialogue,
-                                     on_progress=on_progress)
+        ids = self.engine.add_items(v.check_items(items), self._who(caller), dialogue=dialogue, on_progress=on_progress)
+        if self.llm is not None:
+            self._background.schedule_terms()  # other-language key terms, off this thread (lifecycle.xlang)
+        return ids
 
     def update(
         self,
@@ -304,7 +306,10 @@ class MemoryProvider(StoreAdministration):
         meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
         new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
         rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
-        return self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
+        version = self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
+        if self.llm is not None:
+            self._background.schedule_terms()  # the new version's own key terms
+        return version
 
     def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None, hard: bool = False,
                caller: Caller | None = None) -> bool:
@@ -489,9 +494,13 @@ class MemoryProvider(StoreAdministration):
         tier = None if memory_type is None else v.check_memory_type(memory_type)
         weight = None if importance is None else v.check_importance(importance, self.config.default_importance)
         labels = v.check_tags(tags, self.config.max_tags)
-        return remember(self.engine, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
-                        llm=llm or self.llm, source=source, caller=self._who(caller), memory_type=tier,
-                        importance=weight, tags=labels, health=self._background.health)
+        result = remember(self.engine, text, user_id=v.check_user_id(user_id),
+                          session_id=v.check_session_id(session_id), llm=llm or self.llm, source=source,
+                          caller=self._who(caller), memory_type=tier, importance=weight, tags=labels,
+                          health=self._background.health)
+        if llm is not None or self.llm is not None:
+            self._background.schedule_terms()
+        return result
 
     @classmethod
     def restore(

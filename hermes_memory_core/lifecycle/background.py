@@ -13,6 +13,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
+from hermes_memory_core.lifecycle.xlang import TermWriter
 
 __all__ = ["BackgroundLifecycle"]
 
@@ -30,6 +31,7 @@ class BackgroundLifecycle:
         self.llm_for = llm_for
         self.health = ClassifierHealth()  # how many of the model's classifications could be read
         self.worker = BackgroundWorker(self._run)
+        self.terms = TermWriter(engine, llm_for)
 
     def schedule_compaction(self, user_id: str, session_id: str) -> None:
         """Summarise the session's overflowing turns soon (coalesced with a pending job for it)."""
@@ -41,6 +43,12 @@ class BackgroundLifecycle:
             self.schedule_compaction(user_id, session_id)
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
+        self.schedule_terms()
+
+    def schedule_terms(self) -> None:
+        """Give memories written since the last sweep their other-language key terms soon (see
+        :mod:`~hermes_memory_core.lifecycle.xlang`; coalesced with a pending sweep)."""
+        self.worker.submit(("xlang",))
 
     def drain(self) -> None:
         """Block until every submitted job has run."""
@@ -53,6 +61,10 @@ class BackgroundLifecycle:
     def _run(self, job: Hashable) -> None:
         if self.engine.closed or not isinstance(job, tuple):
             return
+        if job[0] == "xlang":
+            self.terms.sweep()
+            return
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
-        promote_queued(self.engine, self.llm_for, self.health)
+        if promote_queued(self.engine, self.llm_for, self.health):
+            self.schedule_terms()  # promoted memories get their key terms too

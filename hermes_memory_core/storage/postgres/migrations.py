@@ -170,6 +170,11 @@ ALTER TABLE memory_keyword_terms ADD CONSTRAINT memory_keyword_terms_pkey
     PRIMARY KEY (user_id, term, memory_id) INCLUDE (tf, ctf, doc_length)
 """
 
+# Each memory's key terms in the other language (see the SQLite migration of the same name).
+_M009 = """
+ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -179,6 +184,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_dialogue_flag", _M005),
     ("m006_language", _M006),
     ("m007_keyword_upkeep", _M007),
+    ("m009_xlang_terms", _M009),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

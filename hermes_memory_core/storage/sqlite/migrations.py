@@ -216,6 +216,13 @@ def m007_keyword_upkeep(conn: sqlite3.Connection) -> None:
         conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('usermerge', 2)")
 
 
+def m009_xlang_terms(conn: sqlite3.Connection) -> None:
+    """Each memory's key terms in the other language (from the host's model, written in the background; NULL until
+    then): the keyword index holds them beside the memory's own words, so a question in the other language finds
+    it by them. Sealed like the content for tiers kept sealed."""
+    conn.execute("ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -224,6 +231,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m005_dialogue_flag,
     m006_language,
     m007_keyword_upkeep,
+    m009_xlang_terms,
 ]
 
 
