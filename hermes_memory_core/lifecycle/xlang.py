@@ -10,7 +10,7 @@ them with the row.
 :class:`TermWriter` runs on the background worker only, never on a caller's thread. A sweep asks the model
 about each active memory still without terms, one call per memory; a memory is asked at most once per
 process (a model that answers nothing usable is not asked again about it until the next start), and a sweep
-stops at the first memory it gets no terms for, so a failing or hanging model costs at most one timeout per
+stops at the first call that fails or times out, so a failing or hanging model costs at most one timeout per
 sweep. Without a model, or with ``llm_translation`` off, nothing is asked and search is as offline.
 """
 
@@ -72,9 +72,11 @@ class TermWriter:
                 continue
             self._tried.add(key)
             source = "zh" if lang == "zh" else "en" if lang == "en" else language_of(rec.content)
-            terms = self._translator(llm).key_terms(rec.content, other_language(source))
+            terms, answered = self._translator(llm).key_terms(rec.content, other_language(source))
+            if not answered:
+                break  # failing or hanging: the rest waits for the next sweep
             if not terms:
-                break  # failing, hanging or junk: the rest waits for the next sweep
+                continue  # junk: this memory is not asked again in this process
             with engine.write_lock:
                 if engine.closed:
                     break

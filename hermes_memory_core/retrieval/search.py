@@ -38,7 +38,7 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
-from hermes_memory_core.retrieval.translation import Translator, other_language
+from hermes_memory_core.retrieval.translation import TranslatedCalibrator, Translator, other_language
 from hermes_memory_core.storage.metadata import KeywordFilter
 from hermes_memory_core.storage.vectors import VectorFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
@@ -244,8 +244,9 @@ class Searcher:
         self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
     ) -> DenseCalibrator:
         """The question's dense calibration; a question asked across languages also brings the embedding of its
-        translation: the host model's when there is one, else, for a Chinese question, its English dictionary
-        terms."""
+        translation: the host model's when there is one (other-language memories are then scored by it alone,
+        see :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), else, for a Chinese
+        question, its English dictionary terms."""
         translated = None
         if cross and translation is not None:
             translated = self._translation_vectors.get(translation)
@@ -254,7 +255,8 @@ class Searcher:
                 self._translation_vectors[translation] = translated
                 while len(self._translation_vectors) > _TRANSLATION_VECTORS:
                     self._translation_vectors.popitem(last=False)
-        elif cross and ql == "zh":
+            return TranslatedCalibrator(self.engine.language_profile(), query_vec, ql, translated)
+        if cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():
                 translated = self.engine.embedder.embed_query(gloss)

@@ -25,13 +25,16 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
+
 from hermes_memory_core.llm import LLM, ask
-from hermes_memory_core.text.language import Language, chinese_share
+from hermes_memory_core.text.language import DenseCalibrator, Language, chinese_share
 from hermes_memory_core.text.tokenizer import tokenize_query
 
 __all__ = [
     "TERMS_PROMPT",
     "TRANSLATE_PROMPT",
+    "TranslatedCalibrator",
     "Translator",
     "other_language",
     "parse_terms",
@@ -56,6 +59,7 @@ _LENGTH_MARGIN = 80
 _MAX_TERMS = 16
 _MAX_TERM_CHARS = 80
 _MAX_TERMS_CHARS = 600
+_MAX_WORDS = 6
 _KEYS = ("translation", "text", "question", "result", "answer", "terms", "keywords")
 _PREFIX = re.compile(r"^\s*(translation|translated|answer|译文|翻译)\s*[:：]\s*", re.I)
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
@@ -127,17 +131,24 @@ def parse_translation(answer: str | None, lang: Language, question: str) -> str 
 def parse_terms(answer: str | None, lang: Language) -> list[str] | None:
     """The key terms in a model's answer (a JSON list or object, or one term per line / comma), or None.
 
-    Terms not in ``lang`` are dropped; at most 16 terms of 80 characters, 600 characters in all.
+    Terms not in ``lang`` or longer than six words are dropped (a plain-text answer with such a piece is a
+    sentence, not a list: None); at most 16 terms of 80 characters, 600 characters in all.
     """
     if not answer or not answer.strip():
         return None
     parsed = _structured(answer)
-    pieces = _strings(parsed) if parsed is not None else re.split(r"[\n,，、;；]+", _FENCE.sub("", answer.strip()))
+    if parsed is not None:
+        pieces = _strings(parsed)
+    else:  # a model that ignored the format: a short list is accepted, never a sentence (a refusal, say)
+        pieces = re.split(r"[\n,，、;；]+", _FENCE.sub("", answer.strip()))
+        if any(len(p.split()) > _MAX_WORDS for p in pieces):
+            return None
     terms: list[str] = []
     total = 0
     for piece in pieces:
         term = _clean(piece)
-        if not term or len(term) > _MAX_TERM_CHARS or not _in_language(term, lang) or term in terms:
+        if (not term or len(term) > _MAX_TERM_CHARS or len(term.split()) > _MAX_WORDS or not _in_language(term, lang)
+                or term in terms):
             continue
         if total + len(term) > _MAX_TERMS_CHARS or len(terms) >= _MAX_TERMS:
             break
@@ -181,10 +192,29 @@ class Translator:
                 self._cache.popitem(last=False)
         return text
 
-    def key_terms(self, text: str, lang: Language) -> list[str] | None:
-        """Key terms of a memory's ``text`` in ``lang`` (one model call, not cached), or None."""
+    def key_terms(self, text: str, lang: Language) -> tuple[list[str] | None, bool]:
+        """Key terms of a memory's ``text`` in ``lang`` (one model call, not cached), or None; and whether the
+        model answered at all (False: it failed or did not answer in time)."""
         with self._lock:
             self.calls += 1
-        prompt = TERMS_PROMPT.format(language=_NAMES[lang], text=text)
-        return parse_terms(ask(self.llm, prompt, self.timeout), lang)
+        answer = ask(self.llm, TERMS_PROMPT.format(language=_NAMES[lang], text=text), self.timeout)
+        return parse_terms(answer, lang), answer is not None
 
+
+
+class TranslatedCalibrator(DenseCalibrator):
+    """Dense calibration of a question that has the host model's translation: a memory in the other language is
+    scored by the translation's cosine alone, calibrated against that language's background sentences, as the
+    translation asked as a question of its own would score it; a memory in the question's language as before.
+
+    (The offline calibrator adds the question's language-centred cosine to a dictionary gloss's; with a model's
+    translation that sum lifted other-language near-misses above same-language answers: on the bilingual fact
+    set, 0.954 cross / 0.917 same top-1, against 0.935 / 0.935 with the translation alone.)
+
+    Args: as :class:`~hermes_memory_core.text.language.DenseCalibrator`, with ``translated_query`` required.
+    """
+
+    def _parts_of(self, vecs: np.ndarray, lang: str, centred: np.ndarray | None = None) -> list[np.ndarray]:
+        if lang == self.query_language or self.translated is None:
+            return super()._parts_of(vecs, lang, centred)
+        return [vecs @ self.translated]

@@ -122,13 +122,12 @@ class KeywordContext(ABC):
         for (owner, session), times in sorted(spans.items()):  # one lock order for every writer
             self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
 
-    def _own_tokens(self, memory_id: str, tier: str, text: str, xlang: str | None) -> list[str]:
-        """The tokens a memory is indexed under: its text's, plus those of its other-language key terms (the
-        ``xlang_terms`` column, sealed like the content; see :mod:`~hermes_memory_core.lifecycle.xlang`)."""
-        toks = self._ix.index_tokens(tier, text)
-        if xlang:
-            toks = [*toks, *self._ix.index_tokens(tier, self._ix.open_field(memory_id, "xlang", xlang))]
-        return toks
+    def _xlang_tokens(self, memory_id: str, tier: str, xlang: str | None) -> list[str]:
+        """The tokens of a memory's other-language key terms (the ``xlang_terms`` column, sealed like the content;
+        see :mod:`~hermes_memory_core.lifecycle.xlang`). They go into the entry's second field, beside any
+        conversational context, weighed by ``keyword_context_weight``: they find the memory from the other
+        language without outweighing the own words of memories in the question's language."""
+        return self._ix.index_tokens(tier, self._ix.open_field(memory_id, "xlang", xlang)) if xlang else []
 
     def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
         """``(user_id, session_id, created_at)`` of a memory that takes part in conversational context."""
@@ -157,10 +156,11 @@ class KeywordContext(ABC):
         if not active:
             self._unindex_keywords(conn, memory_id)
         elif session is None or not dialogue:
-            self._index_keywords(conn, memory_id, owner, self._own_tokens(memory_id, tier, text, xlang))
+            self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
+                                 self._xlang_tokens(memory_id, tier, xlang))
             return
         if session is not None and dialogue:
-            own = {memory_id: self._own_tokens(memory_id, tier, text, xlang)} if active else None
+            own = {memory_id: self._ix.index_tokens(tier, text)} if active else None
             self._refresh_context(conn, owner, session, int(created), int(created), own)
 
     def _refresh_context(
@@ -203,6 +203,7 @@ class KeywordContext(ABC):
         times: list[int] = []
         own_toks: dict[str, Sequence[str]] = dict(own or {})
         lent: dict[str, list[str]] = {}
+        terms: dict[str, list[str]] = {}
         for mid, stored, created, tier, xlang in rows:
             if not times or times[-1] != created:
                 moments.append([])
@@ -210,7 +211,8 @@ class KeywordContext(ABC):
             moments[-1].append(mid)
             text = self._ix.open(mid, stored)
             if mid not in own_toks:
-                own_toks[mid] = self._own_tokens(mid, tier, text, xlang)
+                own_toks[mid] = self._ix.index_tokens(tier, text)
+            terms[mid] = self._xlang_tokens(mid, tier, xlang)
             lent[mid] = self._ix.context_tokens(text)
         fresh_ids = set(new)
         redo_from = below[0] if below else lo
@@ -226,9 +228,9 @@ class KeywordContext(ABC):
                         context.extend(lent[mid])
             for mid in moment:
                 if mid in fresh_ids:
-                    fresh.append((mid, user_id, own_toks[mid], context))
+                    fresh.append((mid, user_id, own_toks[mid], [*context, *terms[mid]]))
                 else:
-                    self._index_keywords(conn, mid, user_id, own_toks[mid], context)
+                    self._index_keywords(conn, mid, user_id, own_toks[mid], [*context, *terms[mid]])
         if fresh:
             self._index_new_keywords(conn, fresh)
 
@@ -251,7 +253,8 @@ class KeywordContext(ABC):
             for memory_id, owner, session, tier, created, stored, dialogue, xlang in missing:
                 if session is None or not dialogue:
                     text = self._ix.open(memory_id, stored)
-                    self._index_keywords(conn, memory_id, owner, self._own_tokens(memory_id, tier, text, xlang))
+                    self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
+                                         self._xlang_tokens(memory_id, tier, xlang))
                 else:
                     spans.setdefault((owner, session), []).append(int(created))
             for _memory_id, owner, session, created, dialogue in stale:

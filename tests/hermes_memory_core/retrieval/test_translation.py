@@ -78,6 +78,7 @@ def test_junk_is_no_translation(answer: str | None) -> None:
 def test_terms_in_the_wrong_language_are_dropped() -> None:
     assert parse_terms('["peanut", "花生", "过敏"]', "zh") == ["花生", "过敏"]
     assert parse_terms("Sorry, I cannot do that.", "zh") is None
+    assert parse_terms("I'm sorry, as an AI language model I cannot help with that request.", "en") is None
     assert parse_terms('["' + "x" * 200 + '"]', "en") is None
 
 

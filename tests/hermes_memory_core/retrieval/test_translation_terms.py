@@ -116,9 +116,11 @@ def test_a_bad_model_never_delays_a_write_and_stores_nothing(tmp_path: Path, emb
         mem.flush()
         model.release.set()
     asked = [p.rsplit("\n\nNote: ", 1)[1] for p in model.prompts if "\n\nNote: " in p]
-    # never the same memory twice; a sweep stops at its first failure: at most one call per sweep (the one at open
-    # and one after each of the two writes), not one per memory
-    assert 2 <= len(asked) == len(set(asked)) <= 3
+    assert len(asked) == len(set(asked))  # never the same memory twice
+    if style == "junk":  # it answered: every memory is asked once, and nothing is stored
+        assert sorted(asked) == sorted([NEIGHBOUR, TEA, BLOOD, "The user likes jazz."])
+    else:  # a sweep stops at its first failure: one call per sweep (at open, after each write), not per memory
+        assert 2 <= len(asked) <= 3
 
 
 def test_the_switch_turns_write_time_terms_off(tmp_path: Path, embedder: Embedder) -> None:
