@@ -400,6 +400,7 @@ class MemoryProvider(StoreAdministration):
         min_score: float | None = None,
         as_of: float | None = None,
         caller: Caller | None = None,
+        llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
 
@@ -419,6 +420,9 @@ class MemoryProvider(StoreAdministration):
                 since), each with the version current then (both legs score that version's text); ``now``
                 defaults to it.
             caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
+            llm: The host's model for this search (default: the provider's ``llm``): with one, a question asked
+                of a user who also holds memories in the other language is translated and searched beside itself
+                (``llm_translation``; cached, at most ``llm_translation_timeout_seconds``).
 
         Returns:
             Hits, best first.
@@ -428,7 +432,7 @@ class MemoryProvider(StoreAdministration):
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=self.llm)
+                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=llm or self.llm)
 
     def recall(
         self,
@@ -442,14 +446,15 @@ class MemoryProvider(StoreAdministration):
         now: float | None = None,
         min_score: float | None = None,
         caller: Caller | None = None,
+        llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
         memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
         permanent facts when the question is about identity, configuration or compliance (and the caller may
-        read them). Filters as in :meth:`search`."""
+        read them). Filters and ``llm`` as in :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score, who=self._who(caller),
-                                   llm=self.llm)
+                                   llm=llm or self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:

@@ -211,7 +211,8 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         summary = ""
         if thread_id is not None and self.include_summary:
             summary = self._session(user_id, thread_id).view().summary
-        hits = self.memory.recall(question, user_id=user_id, top_k=self.top_k, caller=self.caller) if question else []
+        hits = (self.memory.recall(question, user_id=user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
+                if question else [])
         return render_memory(summary, self._keep(hits))
 
     async def amemory_context(self, user_id: str, thread_id: str | None, question: str) -> str:

@@ -52,6 +52,8 @@ __all__ = ["SearchFilter", "Searcher", "build_filter", "readable_types"]
 
 #: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
 _TRANSLATION_VECTORS = 256
+#: Host model objects whose translation caches are kept (an adapter's and the provider's, say).
+_TRANSLATORS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,7 @@ class Searcher:
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
-        self._translator: Translator | None = None
+        self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
         self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
 
     def search(
@@ -236,9 +238,12 @@ class Searcher:
         cfg = self.engine.config
         if llm is None or not cfg.llm_translation:
             return None
-        if self._translator is None or self._translator.llm is not llm:
-            self._translator = Translator(llm, cfg.llm_translation_timeout_seconds)
-        return self._translator.translate(text, other_language(ql))
+        translator = self._translators.get(id(llm))
+        if translator is None or translator.llm is not llm:
+            if len(self._translators) >= _TRANSLATORS:
+                self._translators.clear()
+            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
+        return translator.translate(text, other_language(ql))
 
     def _calibrator(
         self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
