@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -179,13 +179,14 @@ class Searcher:
         weights = engine.config.ranking
         n = max(weights.min_candidates, k * weights.candidate_multiplier)
         vflt = flt.for_vectors()
+        ql = language_of(text)
+        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
+        pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
-        ql = language_of(text)
-        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
         cosines = dict(engine.vectors.search(query_vec, n, vflt))
-        translated = self.translation(text, ql, llm) if cross else None
+        translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
@@ -232,9 +233,10 @@ class Searcher:
         engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
 
-    def translation(self, text: str, ql: Language, llm: LLM | None) -> str | None:
-        """The question in the other language from the host's model (``llm_translation``; cached per question,
-        at most ``llm_translation_timeout_seconds``), or None: no model, switched off, or no usable answer."""
+    def translation(self, text: str, ql: Language, llm: LLM | None) -> Callable[[], str | None] | None:
+        """Start asking the host's model for the question in the other language (``llm_translation``; cached per
+        question, at most ``llm_translation_timeout_seconds``); the returned function waits for it (None: no
+        usable answer). None: no model, or switched off."""
         cfg = self.engine.config
         if llm is None or not cfg.llm_translation:
             return None
@@ -243,7 +245,7 @@ class Searcher:
             if len(self._translators) >= _TRANSLATORS:
                 self._translators.clear()
             translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
-        return translator.translate(text, other_language(ql))
+        return translator.start(text, other_language(ql))
 
     def _calibrator(
         self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None

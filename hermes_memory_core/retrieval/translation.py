@@ -19,10 +19,14 @@ the caller then does exactly what it does without a model.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import logging
 import re
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,6 +45,10 @@ __all__ = [
     "parse_translation",
 ]
 
+logger = logging.getLogger("hermes_memory")
+
+#: Threads that wait on the host model for questions' translations (a hanging call holds one until it returns).
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="hermes-translate")
 _NAMES = {"zh": "Simplified Chinese", "en": "English"}
 
 TRANSLATE_PROMPT = (
@@ -178,19 +186,38 @@ class Translator:
     def translate(self, question: str, lang: Language) -> str | None:
         """``question`` in ``lang``, or None (no usable answer in time). A failed answer is cached too: the same
         question does not wait for the model twice."""
+        return self.start(question, lang)()
+
+    def start(self, question: str, lang: Language) -> Callable[[], str | None]:
+        """Ask for the translation now, without waiting; the returned function waits for it (until the timeout
+        counted from now) and returns what :meth:`translate` would. Search embeds the question meanwhile."""
         key = (question, lang)
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
-                return self._cache[key]
+                known = self._cache[key]
+                return lambda: known
             self.calls += 1
-        prompt = TRANSLATE_PROMPT.format(language=_NAMES[lang], text=question)
-        text = parse_translation(ask(self.llm, prompt, self.timeout), lang, question)
-        with self._lock:
-            self._cache[key] = text
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        return text
+        deadline = time.monotonic() + self.timeout
+        future = _POOL.submit(self.llm.complete, TRANSLATE_PROMPT.format(language=_NAMES[lang], text=question))
+
+        def finish() -> str | None:
+            try:
+                answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except concurrent.futures.TimeoutError:
+                logger.warning("hermes_memory: translation timed out after %.1fs; searching without it", self.timeout)
+                answer = None
+            except Exception as exc:  # noqa: BLE001 - any model failure means "search as offline"
+                logger.warning("hermes_memory: translation failed (%s); searching without it", exc)
+                answer = None
+            text = parse_translation(answer if isinstance(answer, str) else None, lang, question)
+            with self._lock:
+                self._cache[key] = text
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+            return text
+
+        return finish
 
     def key_terms(self, text: str, lang: Language) -> tuple[list[str] | None, bool]:
         """Key terms of a memory's ``text`` in ``lang`` (one model call, not cached), or None; and whether the
