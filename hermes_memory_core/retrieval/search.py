@@ -11,8 +11,11 @@
    pair is judged on language-centred vectors, and, for a Chinese question, on the embedding of its English
    dictionary terms too; every score is measured against ordinary sentences of the memory's language), two more
    vector searches bring in other-language candidates, and a Chinese question's keyword terms gain their English
-   dictionary terms (Chinese memories are indexed under theirs). A store in the question's language alone takes
-   exactly the single-language path.
+   dictionary terms (Chinese memories are indexed under theirs). With the host's model (``llm_translation``), the
+   question's translation replaces the dictionary terms: its embedding scores the other-language memories (see
+   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`) and brings in their candidates, and
+   memories are also found by their other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
+   store in the question's language alone takes exactly the single-language path (and asks no model).
 5. **Fusion** — :func:`~hermes_memory_core.retrieval.ranking.rank` over both legs' candidates with their ranking
    columns; records of the returned hits come from the hot cache when still current, else from the store.
 6. **Floor** — with ``min_score`` a question whose best dense match stands out less than that (calibrated z) from
