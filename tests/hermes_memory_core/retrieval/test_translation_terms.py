@@ -132,3 +132,19 @@ def test_the_switch_turns_write_time_terms_off(tmp_path: Path, embedder: Embedde
         assert mem.engine.metadata.xlang_terms(mid) is None
         assert _found(mem, "普丽娅") == []  # nothing but the terms carries that word
     assert model.prompts == []
+
+
+def test_a_restore_refuses_plain_key_terms_of_a_permanent_memory(tmp_path: Path, embedder: Embedder) -> None:
+    from hermes_memory_core.portability.rows import sealed_row_problems
+
+    with MemoryProvider(make_config(tmp_path / "a"), embedder=embedder, caller=ADMIN,
+                        llm=ScriptedModel(terms=TERMS)) as mem:
+        blood = mem.add(BLOOD, user_id="u", memory_type="permanent")
+        mem.flush()
+        store = mem.engine.metadata
+        assert sealed_row_problems(store.reader(), mem.engine.codec) == []  # type: ignore[attr-defined, arg-type]
+        with store.atomic() as conn:  # type: ignore[attr-defined]
+            conn.execute("UPDATE memory_entries SET xlang_terms = '血型' WHERE id = ?", (blood,))
+        assert sealed_row_problems(store.reader(), mem.engine.codec) == [  # type: ignore[attr-defined, arg-type]
+            f"the key terms of permanent memory {blood} are stored in plain text"
+        ]
