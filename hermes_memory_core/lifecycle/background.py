@@ -43,7 +43,8 @@ class BackgroundLifecycle:
             self.schedule_compaction(user_id, session_id)
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
-        self.schedule_terms()
+        if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)
+            self.schedule_terms()
 
     def schedule_terms(self) -> None:
         """Give memories written since the last sweep their other-language key terms soon (see

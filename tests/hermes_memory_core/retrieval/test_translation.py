@@ -192,3 +192,16 @@ def test_the_switch_turns_it_off(tmp_path: Path, embedder: Embedder) -> None:
         for q in QUESTIONS:
             mem.search(q, user_id="u")
     assert model.prompts == []
+
+
+@pytest.mark.parametrize("style", ["plain", "json", "list"])
+def test_a_translation_as_text_json_object_or_list_is_used(tmp_path: Path, embedder: Embedder, style: str) -> None:
+    model = ScriptedModel(QUESTIONS, style=style)
+    with _store(tmp_path / style, embedder, "embedded", model) as mem:
+        mem.add_many([{"content": f, "user_id": "u"} for f in FACTS])
+        for q in QUESTIONS:
+            mem.search(q, user_id="u")
+        translator = next(iter(mem._search._translators.values()))
+        kept = {q: translator.translate(q, "zh" if q.isascii() else "en") for q in QUESTIONS}
+    assert all(kept.values()), kept  # every answer was read (and came from the cache: no new prompt)
+    assert len([p for p in model.prompts if "\n\nQuestion: " in p]) == len(QUESTIONS)

@@ -34,7 +34,7 @@ def _found(mem: MemoryProvider, word: str) -> list[str]:
 
 
 def _raw_terms(mem: MemoryProvider, memory_id: str) -> list[object]:
-    rows = mem.engine.metadata.reader().execute(  # type: ignore[attr-defined]
+    rows = mem.engine.metadata.reader().execute(
         "SELECT xlang_terms FROM memory_entries WHERE id = ?", (memory_id,)
     ).fetchall()
     return [r[0] for r in rows]
@@ -54,7 +54,7 @@ def test_terms_are_indexed_and_survive_reseal_optimize_and_restore(
         assert mem.engine.metadata.xlang_terms(tea) == "green tea"
         assert _found(mem, "普丽娅") == [neighbour]
         assert _found(mem, "阿贝血") == [blood]  # the permanent memory's terms, matched through keyed hashes
-        assert mem.engine.codec.is_sealed(str(_raw_terms(mem, blood)[0]))  # type: ignore[attr-defined]
+        assert mem.engine.codec.is_sealed(str(_raw_terms(mem, blood)[0]))
         assert _raw_terms(mem, neighbour) == ["邻居\n普丽娅"]  # long-term rows are not sealed (default policy)
         assert mem.search("普丽娅是谁？", user_id="u")[0].id == neighbour
         mem.export(tmp_path / "bundle")
@@ -142,9 +142,20 @@ def test_a_restore_refuses_plain_key_terms_of_a_permanent_memory(tmp_path: Path,
         blood = mem.add(BLOOD, user_id="u", memory_type="permanent")
         mem.flush()
         store = mem.engine.metadata
-        assert sealed_row_problems(store.reader(), mem.engine.codec) == []  # type: ignore[attr-defined, arg-type]
-        with store.atomic() as conn:  # type: ignore[attr-defined]
+        assert sealed_row_problems(store.reader(), mem.engine.codec) == []
+        with store.atomic() as conn:
             conn.execute("UPDATE memory_entries SET xlang_terms = '血型' WHERE id = ?", (blood,))
-        assert sealed_row_problems(store.reader(), mem.engine.codec) == [  # type: ignore[attr-defined, arg-type]
+        assert sealed_row_problems(store.reader(), mem.engine.codec) == [
             f"the key terms of permanent memory {blood} are stored in plain text"
         ]
+
+
+def test_memories_written_without_a_model_get_terms_when_one_comes(tmp_path: Path, embedder: Embedder) -> None:
+    cfg = make_config(tmp_path / "a")
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        mid = mem.add(NEIGHBOUR, user_id="u")
+        mem.flush()
+        assert mem.engine.metadata.xlang_terms(mid) is None
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN, llm=ScriptedModel(terms=TERMS)) as mem:
+        mem.flush()  # the sweep at open
+        assert mem.engine.metadata.xlang_terms(mid) == "邻居\n普丽娅"
