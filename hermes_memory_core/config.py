@@ -307,6 +307,15 @@ class MemoryConfig(_Strict):
         description="Ask the provider's LLM for the 2-3 key terms of each search question and run the keyword leg "
         "on them (falls back to the local tokenizer on any failure); off: the local tokenizer only.",
     )
+    llm_translation: bool = Field(
+        True,
+        description="With an LLM: search a question's translation beside it when the user also holds memories in "
+        "the other language, and give long-term/permanent memories other-language key terms in the background "
+        "(off: cross-language search uses the offline model and dictionary only).",
+    )
+    llm_translation_timeout_seconds: float = Field(
+        3.0, gt=0, description="Seconds search waits for a question's translation before going on without it."
+    )
     recall_min_score: float | None = Field(
         3.7,
         description="recall() returns nothing when the question's best dense match stands out less than this from "

@@ -398,8 +398,7 @@ class MemoryEngine:
         """Validate every item, then embed and store them in batches; see :meth:`MemoryProvider.add_many`.
 
         Args:
-            memory_ids: The new memories' ids (default: fresh UUIDs; ids derived from turns make redone work
-                idempotent).
+            memory_ids: The new memories' ids (default: fresh UUIDs; ids derived from turns: redone work is a no-op).
             dialogue: The memories are turns of a conversation: those with a session give and take keyword context
                 with the session's neighbouring turns. Independent facts (the default) never do, so when they were
                 written cannot change what a question finds.

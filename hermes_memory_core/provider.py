@@ -305,7 +305,10 @@ class MemoryProvider(StoreAdministration):
         checked = v.check_items(items)
         if not trusted:
             guard_texts((item.content for item in checked if isinstance(item.content, str)), "item")
-        return self.engine.add_items(checked, self._who(caller), dialogue=dialogue, on_progress=on_progress)
+        ids = self.engine.add_items(checked, self._who(caller), dialogue=dialogue, on_progress=on_progress)
+        if self.llm is not None:
+            self._background.schedule_terms()  # other-language key terms, off this thread (lifecycle.xlang)
+        return ids
 
     def update(
         self,
@@ -340,7 +343,10 @@ class MemoryProvider(StoreAdministration):
         meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
         new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
         rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
-        return self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
+        version = self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
+        if self.llm is not None:
+            self._background.schedule_terms()  # the new version's own key terms
+        return version
 
     def delete(self, memory_id: str, *, reason: str = "", user_id: str | None = None, hard: bool = False,
                caller: Caller | None = None) -> bool:
@@ -431,6 +437,7 @@ class MemoryProvider(StoreAdministration):
         min_score: float | None = None,
         as_of: float | None = None,
         caller: Caller | None = None,
+        llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
 
@@ -450,6 +457,9 @@ class MemoryProvider(StoreAdministration):
                 since), each with the version current then (both legs score that version's text); ``now``
                 defaults to it.
             caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
+            llm: The host's model for this search (default: the provider's ``llm``): with one, a question asked
+                of a user who also holds memories in the other language is translated and searched beside itself
+                (``llm_translation``; cached, at most ``llm_translation_timeout_seconds``).
 
         Returns:
             Hits, best first.
@@ -459,7 +469,7 @@ class MemoryProvider(StoreAdministration):
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=self.llm)
+                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=llm or self.llm)
 
     def recall(
         self,
@@ -473,14 +483,16 @@ class MemoryProvider(StoreAdministration):
         now: float | None = None,
         min_score: float | None = None,
         caller: Caller | None = None,
+        llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
         memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
         permanent facts when the question is about identity, configuration or compliance (and the caller may
-        read them: by default the user themselves, see :meth:`caller_for`). Filters as in :meth:`search`."""
+        read them: by default the user themselves, see :meth:`caller_for`). Filters and ``llm`` as in
+        :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
-                                   who=self.caller_for(user_id, caller), llm=self.llm)
+                                   who=self.caller_for(user_id, caller), llm=llm or self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
@@ -527,10 +539,13 @@ class MemoryProvider(StoreAdministration):
         tier = None if memory_type is None else v.check_memory_type(memory_type)
         weight = None if importance is None else v.check_importance(importance, self.config.default_importance)
         labels = v.check_tags(tags, self.config.max_tags)
-        return remember(self.engine, text, user_id=v.check_user_id(user_id), session_id=v.check_session_id(session_id),
-                        llm=llm or self.llm, source=source, caller=self.caller_for(user_id, caller, source=source),
-                        memory_type=tier,
-                        importance=weight, tags=labels, health=self._background.health)
+        result = remember(self.engine, text, user_id=v.check_user_id(user_id),
+                          session_id=v.check_session_id(session_id), llm=llm or self.llm, source=source,
+                          caller=self.caller_for(user_id, caller, source=source), memory_type=tier,
+                          importance=weight, tags=labels, health=self._background.health)
+        if llm is not None or self.llm is not None:
+            self._background.schedule_terms()
+        return result
 
     @classmethod
     def restore(

@@ -201,7 +201,8 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         """The memory block a request for ``question`` gets (see :func:`render_memory`); "" for none."""
         view = self._session(user_id, thread_id).view() if thread_id is not None else None
         summary = view.summary if view is not None and self.include_summary else ""
-        hits = self.memory.recall(question, user_id=user_id, top_k=self.top_k, caller=self.caller) if question else []
+        hits = (self.memory.recall(question, user_id=user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
+                if question else [])
         return render_memory(summary, view.without_held(hits) if view is not None else hits)
 
     async def amemory_context(self, user_id: str, thread_id: str | None, question: str) -> str:

@@ -16,6 +16,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType
+from langchain_hermes_memory.llm import LangChainLLM
 
 __all__ = ["HermesRetriever"]
 
@@ -113,7 +114,14 @@ class HermesRetriever(BaseRetriever):
         "MemoryProvider.recall (memory_types is then not used).",
     )
 
+    llm: Any = Field(
+        default=None, exclude=True,
+        description="The host's chat model: a question asked of a user who also holds memories in the other language "
+        "is translated with it and searched beside itself (default: the provider's llm, if any).",
+    )
+
     _warned: bool = PrivateAttr(default=False)
+    _core_llm: Any = PrivateAttr(default=None)
 
     def _search_args(self, kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         unknown = set(kwargs) - {"k", *_FILTERS}
@@ -128,6 +136,10 @@ class HermesRetriever(BaseRetriever):
         args.update({k: v for k, v in kwargs.items() if k in _FILTERS})
         who = self.memory.caller_for(self.user_id, self.caller)
         args["caller"] = who
+        if self.llm is not None:
+            if self._core_llm is None or self._core_llm.model is not self.llm:
+                self._core_llm = LangChainLLM(self.llm)  # one wrapper: the translation cache is per model object
+            args["llm"] = self._core_llm
         if self.gate:
             del args["memory_types"]  # recall decides the tiers
         elif args["memory_types"] is None:

@@ -92,6 +92,7 @@ class HermesMemory(BaseMemory):
                                   "(needs read_permanent; default: the provider's caller, else they are left out).")
 
     _session: Any = PrivateAttr(default=None)
+    _core_llm: Any = PrivateAttr(default=None)
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -101,6 +102,7 @@ class HermesMemory(BaseMemory):
 
     def _attach(self) -> None:
         wrapped = LlamaIndexLLM(self.llm) if self.llm is not None else None
+        self._core_llm = wrapped  # recall translates questions with it too
         self._session = self.memory.session(self.user_id, self.session_id, llm=wrapped)
 
     def attach_llm(self, llm: LLM | None) -> None:
@@ -175,7 +177,8 @@ class HermesMemory(BaseMemory):
         """One merged system message (instructions, summary, recalled memories), then the last 12 turns."""
         view = self._session.view()
         query = self._query(input, view)
-        hits = self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
+        hits = (self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
+                if query else [])
         return self._compose(view, view.without_held(hits))
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
@@ -183,7 +186,8 @@ class HermesMemory(BaseMemory):
         view = await self._session.aview()
         query = self._query(input, view)
         hits = (
-            await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller) if query else []
+            await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller,
+                                      llm=self._core_llm) if query else []
         )
         return self._compose(view, view.without_held(hits))
 

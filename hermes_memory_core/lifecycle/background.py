@@ -15,6 +15,7 @@ from hermes_memory_core.lifecycle.conversation import archive_completed, end_ses
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
+from hermes_memory_core.lifecycle.xlang import TermWriter
 
 __all__ = ["BackgroundLifecycle"]
 
@@ -32,6 +33,7 @@ class BackgroundLifecycle:
         self.llm_for = llm_for
         self.health = ClassifierHealth()  # how many of the model's classifications could be read
         self.worker = BackgroundWorker(self._run)
+        self.terms = TermWriter(engine, llm_for)
 
     def schedule_compaction(self, user_id: str, session_id: str) -> None:
         """Summarise the session's overflowing turns soon (coalesced with a pending job for it)."""
@@ -63,6 +65,13 @@ class BackgroundLifecycle:
         self.end_idle_sessions()
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
+        if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)
+            self.schedule_terms()
+
+    def schedule_terms(self) -> None:
+        """Give memories written since the last sweep their other-language key terms soon (see
+        :mod:`~hermes_memory_core.lifecycle.xlang`; coalesced with a pending sweep)."""
+        self.worker.submit(("xlang",))
 
     def drain(self) -> None:
         """Block until every submitted job has run."""
@@ -75,6 +84,9 @@ class BackgroundLifecycle:
     def _run(self, job: Hashable) -> None:
         if self.engine.closed or not isinstance(job, tuple):
             return
+        if job[0] == "xlang":
+            self.terms.sweep()
+            return
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
         elif job[0] == "archive":
@@ -84,4 +96,5 @@ class BackgroundLifecycle:
         elif job[0] == "left":
             for user_id, session_id in self.engine.sessions.unarchived(job[3], 0, user_id=job[1], except_session=job[2]):
                 end_session(self.engine, user_id, session_id)
-        promote_queued(self.engine, self.llm_for, self.health)
+        if promote_queued(self.engine, self.llm_for, self.health):
+            self.schedule_terms()  # promoted memories get their key terms too

@@ -151,6 +151,15 @@ def sealed_row_problems(conn: Any, codec: SealingCodec, limit: int = 5) -> list[
             problems.append(f"the delete reason of memory {memory_id} does not decrypt under this store's key")
         if len(problems) >= limit:
             return problems
+    for memory_id, terms in conn.execute(
+        "SELECT id, xlang_terms FROM memory_entries WHERE xlang_terms IS NOT NULL AND xlang_terms != ''"
+    ).fetchall():  # other-language key terms (lifecycle.xlang) are sealed like the content
+        if tiers.get(memory_id) == "permanent" and not codec.is_sealed(terms):
+            problems.append(f"the key terms of permanent memory {memory_id} are stored in plain text")
+        elif not opens(codec.open_field, memory_id, "xlang", terms):
+            problems.append(f"the key terms of memory {memory_id} do not decrypt under this store's key")
+        if len(problems) >= limit:
+            return problems
     for memory_id, version, content, note in conn.execute(
         "SELECT memory_id, version, content, note FROM memory_versions"
     ).fetchall():

@@ -11,8 +11,11 @@
    pair is judged on language-centred vectors, and, for a Chinese question, on the embedding of its English
    dictionary terms too; every score is measured against ordinary sentences of the memory's language), two more
    vector searches bring in other-language candidates, and a Chinese question's keyword terms gain their English
-   dictionary terms (Chinese memories are indexed under theirs). A store in the question's language alone takes
-   exactly the single-language path.
+   dictionary terms (Chinese memories are indexed under theirs). With the host's model (``llm_translation``), the
+   question's translation replaces the dictionary terms: its embedding scores the other-language memories (see
+   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`) and brings in their candidates, and
+   memories are also found by their other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
+   store in the question's language alone takes exactly the single-language path (and asks no model).
 5. **Fusion** — :func:`~hermes_memory_core.retrieval.ranking.rank` over both legs' candidates with their ranking
    columns; records of the returned hits come from the hot cache when still current, else from the store.
 6. **Floor** — with ``min_score`` a question whose best dense match stands out less than that (calibrated z) from
@@ -23,7 +26,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,6 +41,7 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
+from hermes_memory_core.retrieval.translation import TranslatedCalibrator, Translator, other_language
 from hermes_memory_core.storage.metadata import KeywordFilter
 from hermes_memory_core.storage.vectors import VectorFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
@@ -47,6 +52,11 @@ from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["SearchFilter", "Searcher", "build_filter", "close_to_best", "on_topic_first", "readable_types"]
+
+#: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
+_TRANSLATION_VECTORS = 256
+#: Host model objects whose translation caches are kept (an adapter's and the provider's, say).
+_TRANSLATORS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +154,8 @@ class Searcher:
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
+        self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
+        self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
 
     def search(
         self,
@@ -199,13 +211,15 @@ class Searcher:
         weights = engine.config.ranking
         n = max(weights.min_candidates, k * weights.candidate_multiplier)
         vflt = flt.for_vectors()
+        ql = language_of(text)
+        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
+        pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
-        ql = language_of(text)
-        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
         cosines = dict(engine.vectors.search(query_vec, n, vflt))
-        cal = self._calibrator(about_user, query_vec, ql, cross) if cross or min_score is not None else None
+        translated = pending() if pending is not None else None
+        cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
             for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
@@ -252,10 +266,36 @@ class Searcher:
         engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
 
-    def _calibrator(self, text: str, query_vec: Any, ql: Language, cross: bool) -> DenseCalibrator:
-        """The question's dense calibration; a Chinese question asked across languages also brings the
-        embedding of its English dictionary terms."""
+    def translation(self, text: str, ql: Language, llm: LLM | None) -> Callable[[], str | None] | None:
+        """Start asking the host's model for the question in the other language (``llm_translation``; cached per
+        question, at most ``llm_translation_timeout_seconds``); the returned function waits for it (None: no
+        usable answer). None: no model, or switched off."""
+        cfg = self.engine.config
+        if llm is None or not cfg.llm_translation:
+            return None
+        translator = self._translators.get(id(llm))
+        if translator is None or translator.llm is not llm:
+            if len(self._translators) >= _TRANSLATORS:
+                self._translators.clear()
+            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
+        return translator.start(text, other_language(ql))
+
+    def _calibrator(
+        self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
+    ) -> DenseCalibrator:
+        """The question's dense calibration; a question asked across languages also brings the embedding of its
+        translation: the host model's when there is one (other-language memories are then scored by it alone,
+        see :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), else, for a Chinese
+        question, its English dictionary terms."""
         translated = None
+        if cross and translation is not None:
+            translated = self._translation_vectors.get(translation)
+            if translated is None:  # a repeated question costs neither a model call nor an embedding
+                translated = self.engine.embedder.embed_query(to_third_person(translation, keep_requests=True))
+                self._translation_vectors[translation] = translated
+                while len(self._translation_vectors) > _TRANSLATION_VECTORS:
+                    self._translation_vectors.popitem(last=False)
+            return TranslatedCalibrator(self.engine.language_profile(), query_vec, ql, translated)
         if cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():

@@ -276,6 +276,17 @@ class MetadataStore(Protocol):
     def repair_keyword_index(self) -> int:
         """Index active memories missing from the keyword index and drop entries of inactive ones."""
 
+    def set_xlang_terms(self, memory_id: str, version: int, terms: str) -> bool:
+        """Store a memory's other-language key terms for ``version`` and re-index it (False: gone or newer)."""
+
+    def xlang_terms(self, memory_id: str) -> str | None:
+        """A memory's stored other-language key terms (opened), or None."""
+
+    def lacking_xlang_terms(
+        self, memory_types: Sequence[str], ids: Sequence[str] | None = None, limit: int = 1000
+    ) -> list[tuple[MemoryRecord, str | None]]:
+        """Active memories of these tiers without other-language key terms, with their language."""
+
     # -- reads
     def get(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
         """One memory by id (active only unless asked)."""

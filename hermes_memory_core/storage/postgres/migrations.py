@@ -175,6 +175,11 @@ _M008 = """
 ALTER TABLE sessions ADD COLUMN archived_turn INTEGER NOT NULL DEFAULT -1
 """
 
+# Each memory's key terms in the other language (see the SQLite migration of the same name).
+_M009 = """
+ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -185,6 +190,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_language", _M006),
     ("m007_keyword_upkeep", _M007),
     ("m008_session_archive", _M008),
+    ("m009_xlang_terms", _M009),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

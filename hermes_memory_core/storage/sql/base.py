@@ -217,8 +217,8 @@ class SQLMetadataStore(KnowledgeRows):
                 "INSERT INTO memory_versions (memory_id, version, content, created_at, note) VALUES (?, ?, ?, ?, ?)",
                 (memory_id, version, stored, now, codec.seal_field(memory_id, tier, "note", note)),
             )
-            conn.execute(
-                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
+            conn.execute(  # the old version's other-language key terms go with it (new ones follow in the background)
+                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ?, xlang_terms = NULL WHERE id = ?",
                 (stored, version, now, memory_id),
             )
             if lang is not None:
@@ -252,7 +252,7 @@ class SQLMetadataStore(KnowledgeRows):
             if prev is None or row is None:
                 return
             conn.execute(
-                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ? WHERE id = ?",
+                "UPDATE memory_entries SET content = ?, version = ?, updated_at = ?, xlang_terms = NULL WHERE id = ?",
                 (prev[1], prev[0], prev[2], memory_id),
             )
             self._reindex(conn, memory_id)
@@ -268,6 +268,47 @@ class SQLMetadataStore(KnowledgeRows):
             self._reindex(conn, memory_id)  # leaves the index; its neighbours no longer see its words
             conn.execute(_LOG, (memory_id, row[0], "delete", now, self.codec.seal_field(memory_id, row[1], "log", reason)))
             return str(row[0])
+
+    def set_xlang_terms(self, memory_id: str, version: int, terms: str) -> bool:
+        """Store a memory's other-language key terms (sealed like its content) and re-index it, if it is still
+        active at ``version`` (a newer version gets terms of its own). Returns whether they were stored."""
+        with self.atomic() as conn:
+            row = conn.execute(
+                f"SELECT memory_type FROM memory_entries WHERE id = ? AND version = ? AND is_active = 1{self.FOR_UPDATE}",
+                (memory_id, version),
+            ).fetchone()
+            if row is None:
+                return False
+            stored = self.codec.seal_field(memory_id, str(row[0]), "xlang", terms)
+            conn.execute("UPDATE memory_entries SET xlang_terms = ? WHERE id = ?", (stored, memory_id))
+            self._reindex(conn, memory_id)
+            return True
+
+    def xlang_terms(self, memory_id: str) -> str | None:
+        """A memory's other-language key terms as stored for its current version (opened), or None."""
+        row = self.reader().execute("SELECT xlang_terms FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return self.codec.open_field(memory_id, "xlang", row[0])
+
+    def lacking_xlang_terms(
+        self, memory_types: Sequence[str], ids: Sequence[str] | None = None, limit: int = 1000
+    ) -> list[tuple[MemoryRecord, str | None]]:
+        """Active memories of these tiers without other-language key terms (among ``ids`` when given), with their
+        language: what the background job asks the host's model about."""
+        if not memory_types or (ids is not None and not ids):
+            return []
+        tiers = ",".join("?" * len(memory_types))
+        where = f"is_active = 1 AND xlang_terms IS NULL AND memory_type IN ({tiers})"
+        params: list[Any] = list(memory_types)
+        if ids is not None:
+            where += f" AND id IN ({','.join('?' * len(ids))})"
+            params += list(ids)
+        rows = self.reader().execute(
+            f"SELECT {COLUMNS}, lang FROM memory_entries WHERE {where} ORDER BY created_at, id LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        return [(self._record(r[:-1]), r[-1]) for r in rows]
 
     def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
         """Move an active memory to another tier (a downgrade by forgetting), logged."""

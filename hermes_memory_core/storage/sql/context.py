@@ -122,6 +122,13 @@ class KeywordContext(ABC):
         for (owner, session), times in sorted(spans.items()):  # one lock order for every writer
             self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
 
+    def _xlang_tokens(self, memory_id: str, tier: str, xlang: str | None) -> list[str]:
+        """The tokens of a memory's other-language key terms (the ``xlang_terms`` column, sealed like the content;
+        see :mod:`~hermes_memory_core.lifecycle.xlang`). They go into the entry's second field, beside any
+        conversational context, weighed by ``keyword_context_weight``: they find the memory from the other
+        language without outweighing the own words of memories in the question's language."""
+        return self._ix.index_tokens(tier, self._ix.open_field(memory_id, "xlang", xlang)) if xlang else []
+
     def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
         """``(user_id, session_id, created_at)`` of a memory that takes part in conversational context."""
         row = conn.execute(
@@ -138,18 +145,19 @@ class KeywordContext(ABC):
             content: The memory's current plain text when the caller has it (else it is read and opened).
         """
         row = conn.execute(
-            "SELECT user_id, session_id, memory_type, created_at, content, is_active, dialogue FROM memory_entries "
-            "WHERE id = ?",
+            "SELECT user_id, session_id, memory_type, created_at, content, is_active, dialogue, xlang_terms "
+            "FROM memory_entries WHERE id = ?",
             (memory_id,),
         ).fetchone()
         if row is None:
             return
-        owner, session, tier, created, stored, active, dialogue = row
+        owner, session, tier, created, stored, active, dialogue, xlang = row
         text = content if content is not None else self._ix.open(memory_id, stored)
         if not active:
             self._unindex_keywords(conn, memory_id)
         elif session is None or not dialogue:
-            self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text))
+            self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
+                                 self._xlang_tokens(memory_id, tier, xlang))
             return
         if session is not None and dialogue:
             own = {memory_id: self._ix.index_tokens(tier, text)} if active else None
@@ -187,7 +195,7 @@ class KeywordContext(ABC):
         )]
         first, last = (below[-1] if below else lo), (above[-1] if above else hi)
         rows = conn.execute(
-            f"SELECT id, content, created_at, memory_type {where}created_at >= ? AND created_at <= ? "
+            f"SELECT id, content, created_at, memory_type, xlang_terms {where}created_at >= ? AND created_at <= ? "
             "ORDER BY created_at, id",
             (*key, first, last),
         ).fetchall()
@@ -195,7 +203,8 @@ class KeywordContext(ABC):
         times: list[int] = []
         own_toks: dict[str, Sequence[str]] = dict(own or {})
         lent: dict[str, list[str]] = {}
-        for mid, stored, created, tier in rows:
+        terms: dict[str, list[str]] = {}
+        for mid, stored, created, tier, xlang in rows:
             if not times or times[-1] != created:
                 moments.append([])
                 times.append(created)
@@ -203,6 +212,7 @@ class KeywordContext(ABC):
             text = self._ix.open(mid, stored)
             if mid not in own_toks:
                 own_toks[mid] = self._ix.index_tokens(tier, text)
+            terms[mid] = self._xlang_tokens(mid, tier, xlang)
             lent[mid] = self._ix.context_tokens(text)
         fresh_ids = set(new)
         redo_from = below[0] if below else lo
@@ -218,9 +228,9 @@ class KeywordContext(ABC):
                         context.extend(lent[mid])
             for mid in moment:
                 if mid in fresh_ids:
-                    fresh.append((mid, user_id, own_toks[mid], context))
+                    fresh.append((mid, user_id, own_toks[mid], [*context, *terms[mid]]))
                 else:
-                    self._index_keywords(conn, mid, user_id, own_toks[mid], context)
+                    self._index_keywords(conn, mid, user_id, own_toks[mid], [*context, *terms[mid]])
         if fresh:
             self._index_new_keywords(conn, fresh)
 
@@ -229,8 +239,8 @@ class KeywordContext(ABC):
         entries of inactive ones. Returns how many memories it fixed."""
         with self.atomic() as conn:
             missing = conn.execute(
-                "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at, e.content, e.dialogue "
-                "FROM memory_entries e WHERE e.is_active = 1 "
+                "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at, e.content, e.dialogue, "
+                "e.xlang_terms FROM memory_entries e WHERE e.is_active = 1 "
                 "AND NOT EXISTS (SELECT 1 FROM memory_keyword_docs d WHERE d.memory_id = e.id)"
             ).fetchall()
             stale = conn.execute(
@@ -240,10 +250,11 @@ class KeywordContext(ABC):
             for memory_id, *_rest in stale:
                 self._unindex_keywords(conn, memory_id)
             spans: dict[tuple[str, str], list[int]] = {}
-            for memory_id, owner, session, tier, created, stored, dialogue in missing:
+            for memory_id, owner, session, tier, created, stored, dialogue, xlang in missing:
                 if session is None or not dialogue:
                     text = self._ix.open(memory_id, stored)
-                    self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text))
+                    self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
+                                         self._xlang_tokens(memory_id, tier, xlang))
                 else:
                     spans.setdefault((owner, session), []).append(int(created))
             for _memory_id, owner, session, created, dialogue in stale:

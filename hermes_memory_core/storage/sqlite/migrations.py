@@ -222,6 +222,13 @@ def m008_session_archive(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN archived_turn INTEGER NOT NULL DEFAULT -1")
 
 
+def m009_xlang_terms(conn: sqlite3.Connection) -> None:
+    """Each memory's key terms in the other language (from the host's model, written in the background; NULL until
+    then): the keyword index holds them beside the memory's own words, so a question in the other language finds
+    it by them. Sealed like the content for tiers kept sealed."""
+    conn.execute("ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -231,6 +238,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_language,
     m007_keyword_upkeep,
     m008_session_archive,
+    m009_xlang_terms,
 ]
 
 

@@ -36,7 +36,9 @@ def test_answers_are_cached_per_question() -> None:
 
 
 def _store(tmp: Path, embedder, llm, on: bool) -> MemoryProvider:  # type: ignore[no-untyped-def]
-    return MemoryProvider(make_config(tmp, llm_keywords=on), embedder=embedder, llm=llm, caller=ADMIN)
+    # translation off: these tests count the keyword prompts alone
+    return MemoryProvider(make_config(tmp, llm_keywords=on, llm_translation=False), embedder=embedder, llm=llm,
+                          caller=ADMIN)
 
 
 def test_keyword_leg_searches_the_models_terms(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
