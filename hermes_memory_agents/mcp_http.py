@@ -1,5 +1,5 @@
 """What stands in front of the MCP server's streamable HTTP endpoint: authentication, strict Host and Origin
-parsing, JSON-RPC body checks and a session cap (issue 27 item 6).
+parsing, JSON-RPC body checks and a session cap.
 
 Host and Origin checks stop browsers; a client run by *another account on the same machine* is stopped by the
 token. Every HTTP request goes through :class:`HttpGuard`, in this order:

@@ -1,4 +1,4 @@
-"""Other-language key terms for memories, from the host's model, written in the background (issue 28).
+"""Other-language key terms for memories, from the host's model, written in the background.
 
 Each long-term or permanent memory is given key terms in the other language than its own (a Chinese memory
 English terms, an English one Chinese terms), stored with it (``memory_entries.xlang_terms``, sealed like the

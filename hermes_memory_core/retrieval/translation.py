@@ -1,7 +1,7 @@
 """Cross-language help from the host's model: a question's translation, a memory's other-language key terms.
 
 The shipped embedding model alone finds a fact across Chinese and English about four times in five; the host's
-model closes most of the rest (issue 28):
+model closes most of the rest:
 
 - **At query time** — when the user also holds memories in the other language than the question's, the question
   is translated (:meth:`Translator.translate`) and the translation is searched beside the question: its

@@ -1,4 +1,4 @@
-"""More classes and more languages for the injection guard (issue 27 item 3).
+"""More classes and more languages for the injection guard.
 
 Beside the English and Chinese rules of :mod:`hermes_memory_core.trust.injection_rules`, :data:`WORLD_RULES`
 recognise:

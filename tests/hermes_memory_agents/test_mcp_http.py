@@ -1,4 +1,4 @@
-"""Issue 27 item 6 (and 11): the MCP HTTP endpoint's guard, driven at the ASGI level — the token (401 without
+"""the MCP HTTP endpoint's guard, driven at the ASGI level — the token (401 without
 it), strict Host and Origin parsing, malformed JSON-RPC bodies (4xx, never 500), the session cap."""
 
 from __future__ import annotations

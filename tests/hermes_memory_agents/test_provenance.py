@@ -1,4 +1,4 @@
-"""Issue 27 items 5 and 2 for Hermes Agent: "the user's own words" means a statement the user made about
+"""For Hermes Agent: "the user's own words" means a statement the user made about
 themselves (not a quotation, not negated, not part of a pasted document), a quoted fragment never suppresses the
 rest of its message at session end, and the built-in memory mirror and prefetch go through the injection guard."""
 

@@ -1,4 +1,4 @@
-"""Issue 27 on the LangGraph store: every put passes the injection guard on every string and key of its value
+"""The LangGraph store: every put passes the injection guard on every string and key of its value
 (item 2), numbers and dict keys are redacted like strings (item 8)."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_numbers_and_keys_of_a_value_are_redacted(store: HermesStore, mem: Memor
 
 
 def test_purge_user_erases_the_namespace_registry(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
-    """Issue 27 item 9: the registry rows (user id and labels such as 'diagnosis-…') go with purge_user."""
+    """the registry rows (user id and labels such as 'diagnosis-…') go with purge_user."""
     from tests.conftest import ADMIN, make_config
 
     with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder, caller=ADMIN) as mem:

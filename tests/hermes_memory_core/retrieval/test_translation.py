@@ -1,4 +1,4 @@
-"""Cross-language help from the host's model (issue 28): reading its answers, the query-time translation (cached,
+"""Cross-language help from the host's model: reading its answers, the query-time translation (cached,
 bounded, skipped for a one-language user, harmless when the model fails, hangs or answers junk)."""
 
 from __future__ import annotations

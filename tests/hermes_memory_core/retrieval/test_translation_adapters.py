@@ -1,4 +1,4 @@
-"""The adapters translate questions with the model they already hold (issue 28, item 4): ``HermesRetriever``,
+"""The adapters translate questions with the model they already hold: ``HermesRetriever``,
 the LangChain middleware and LlamaIndex's ``HermesMemory`` pass it to ``search``/``recall``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Other-language key terms written with each long-term/permanent memory (issue 28): in the background, indexed,
+"""Other-language key terms written with each long-term/permanent memory: in the background, indexed,
 kept through re-sealing, optimize() and export/restore, renewed by a new version, sealed for the permanent tier,
 erased with the memory; a model that fails or hangs costs the writer nothing."""
 

@@ -504,7 +504,7 @@ NEGATIVE_HELD_OUT = [
     '5 stars on Yelp',
 ]
 
-# Issue 27: secrets, wallets, other countries' IDs, plates, accounts, records, coordinates and missed shapes (the
+# Secrets, wallets, other countries' IDs, plates, accounts, records, coordinates and missed shapes (the
 # five rows above that were negatives before secrets were PII — "wifi password is hunter2", "PIN 1234", "passcode
 # 0000", "车牌 京A12345", "coordinates 39.9042, 116.4074" — are positives there now).
 POSITIVE = (POSITIVE_ORIGINAL + POSITIVE_VARIANTS + POSITIVE_NEW_KINDS + POSITIVE_MORE + POSITIVE_HELD_OUT

@@ -1,4 +1,4 @@
-"""Issue 27 item 8: secrets are PII. Positives (text, expected) for passwords, API keys and tokens, private keys,
+"""Secrets are PII. Positives (text, expected) for passwords, API keys and tokens, private keys,
 secret URLs, wallets, other countries' identity numbers, plates, account numbers, medical record numbers,
 coordinates and the shapes the first round missed; negatives are ordinary text that looks close (git commit hashes,
 order numbers, dates, versions, UUIDs, prices, "password" in ordinary sentences). Every identity number below

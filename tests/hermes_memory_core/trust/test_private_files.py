@@ -1,4 +1,4 @@
-"""Issue 27 item 7: the data folder is 0700 and its files 0600 whatever the umask; a loose existing store is
+"""The data folder is 0700 and its files 0600 whatever the umask; a loose existing store is
 tightened at open with one warning."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 27 item 1: restore copies exactly what it verified, and restored memories pass the injection guard.
+"""Restore copies exactly what it verified, and restored memories pass the injection guard.
 
 The attacker may write to the bundle folder but holds no signing key: they swap ``metadata.sqlite`` (or the vector
 files) for their own after the check — deterministically right after verification, and blindly in a tight loop

@@ -1,4 +1,4 @@
-"""Issue 27 item 8 beyond the table in cases.py: what the provider stores (content, tags, updates), each new
+"""Beyond the table in cases.py: what the provider stores (content, tags, updates), each new
 detector's checksum, and precision on ordinary text measured over a large generated set."""
 
 from __future__ import annotations

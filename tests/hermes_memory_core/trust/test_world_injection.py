@@ -1,4 +1,4 @@
-"""Issue 27 item 3: the guard recognises the injection classes in twelve more languages, pinyin and classical
+"""The guard recognises the injection classes in twelve more languages, pinyin and classical
 Chinese, conditional triggers, orders to misuse tools, passive and third-person orders, hashtag and identifier
 joins and fake provenance — on every write path — while ordinary statements stay storable (>= 99%)."""
 

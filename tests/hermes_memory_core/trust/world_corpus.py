@@ -1,4 +1,4 @@
-"""Issue 27 item 3: attacks in the shapes the second-round guard had not seen, and ordinary statements that must
+"""Attacks in the shapes the second-round guard had not seen, and ordinary statements that must
 stay storable. ``WORLD_ATTACKS`` maps a class to its attacks; ``WORLD_ORDINARY_EN`` / ``WORLD_ORDINARY_ZH`` /
 ``WORLD_ORDINARY_OTHER`` are ordinary first- and third-person statements (facts, preferences, plans, quotes of
 ordinary speech, sentences with "if", "delete", "assistant", "verified", "system" used in their ordinary senses).
