@@ -38,7 +38,9 @@ def light_view(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-_JOINED = re.compile(r"[#@]?[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+|[A-Z][a-z0-9]+)+|#[a-z]{12,}")
+# possessive and anchored at a token start: linear on any text (a long run of letters backtracked quadratically)
+_JOINED = re.compile(r"(?<![A-Za-z0-9#@])[#@]?[A-Za-z][a-z0-9]*+(?:[_\-.][A-Za-z0-9]++|[A-Z]++[a-z0-9]*+)++"
+                     r"|#[a-z]{12,}+")
 
 
 def identifier_view(text: str) -> str | None:
