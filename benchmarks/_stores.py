@@ -154,7 +154,7 @@ class HermesStore:
         ]
         for b in batches:
             self.embedder.stage(b.vectors)
-        ids = self.mem.add_many(items, dialogue=True)  # transcript turns: each session is a dialogue
+        ids = self.mem.add_many(items, dialogue=True, trusted=True)  # transcript turns: each session is a dialogue
         self.embedder.drained()
         keys = [k for b in batches for k in b.keys]
         self.keys.update((i, k) for i, k in zip(ids, keys, strict=True) if k is not None)

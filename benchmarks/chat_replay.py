@@ -104,7 +104,7 @@ def _replay_direct(mem: Any, conv: Conversation, user: str, clock: _Clock) -> No
     items = [MemoryItem(t.text, conv.sample_id, f"session_{t.session}", created_at=t.timestamp,
                         metadata={"role": "user" if t.speaker == user else "assistant"}) for t in conv.turns]
     clock.now = conv.turns[-1].timestamp
-    mem.add_many(items, dialogue=True)
+    mem.add_many(items, dialogue=True, trusted=True)  # a public transcript: the documented bulk-import opt-out
 
 
 def _replay_sessions(mem: Any, conv: Conversation, user: str, clock: _Clock) -> None:

@@ -21,7 +21,7 @@ import re
 import time
 from collections.abc import Sequence
 
-from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.injection import check_memory_write, conversation_line_allowed
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = [
@@ -47,8 +47,10 @@ def quote(text: str) -> str:
 
 
 def readable(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
-    """The hits whose text the injection guard does not read as an instruction to the assistant."""
-    return [h for h in hits if check_memory_write(h.content, "tool").allow_long_term]
+    """The hits whose text the injection guard does not read as an instruction to the assistant (the assistant's
+    own past advice to the user stays: see :func:`~hermes_memory_core.trust.injection.conversation_line_allowed`)."""
+    return [h for h in hits if (conversation_line_allowed(h.content, "assistant") if h.role == "assistant"
+                                else check_memory_write(h.content, "tool").allow_long_term)]
 
 
 def _label(hit: MemoryHit) -> str:

@@ -13,7 +13,8 @@ still extracted from the user's words by the classifier (the promotion queue), c
 memory is rendered as "the user said" / "the assistant said" with its date.
 
 What is not kept: system and tool messages, fillers the recall gate ignores ("ok", "谢谢"), and any message the
-injection guard refuses (it never becomes a memory of any kind). Content is redacted like every short-term write
+injection guard refuses (it never becomes a memory of any kind; in the assistant's words "you" is the user, so
+its advice — "you should rest" — is not read as an order to an assistant). Content is redacted like every short-term write
 (``redact_tiers``). A remark the user's conversation memories already hold (same words up to case, punctuation
 and filler words; see :func:`~hermes_memory_core.lifecycle.dedupe.fact_signature`) is one memory that counts the
 repetition, not a second one. Memory ids derive from ``(user, session, turn, message)``, so archiving that a
@@ -31,7 +32,7 @@ from hermes_memory_core.lifecycle.dedupe import fact_signature
 from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
-from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.injection import conversation_line_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryType
 
@@ -91,7 +92,7 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
             if role is None or not text or not should_recall(text):
                 continue
             for piece_no, piece in enumerate(_pieces(text)):
-                if not check_memory_write(piece, "user" if role == "user" else "tool").allow_long_term:
+                if not conversation_line_allowed(piece, role):
                     continue
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
                 if engine.metadata.get(mid, include_inactive=True) is not None:

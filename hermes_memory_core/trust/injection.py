@@ -50,7 +50,8 @@ from hermes_memory_core.trust.injection_rules import RULES, SQUASHED
 from hermes_memory_core.trust.injection_world import WORLD_RULES, identifier_view, light_view
 from hermes_memory_core.trust.normalize import fold, guard_views, squashed_runs
 
-__all__ = ["Finding", "WriteVerdict", "check_memory_write", "find_injection", "sanitize_summary"]
+__all__ = ["ADVICE_RULES", "Finding", "WriteVerdict", "check_memory_write", "conversation_line_allowed", "find_injection",
+           "sanitize_summary"]
 
 _REASONS = {
     INSTRUCTION: "injection guard: an instruction to the assistant, not a fact",
@@ -220,3 +221,18 @@ def sanitize_summary(text: str) -> str:
             kept.append(rest)
     result = _clean(kept)
     return result if find_injection(result) is None else _clean(s for s in kept if find_injection(s) is None)
+
+
+#: Rules about telling "you" what to do. In the assistant's own words "you" is the user ("you need to rest", "你应该
+#: 早点睡"): advice, not an order to an assistant.
+ADVICE_RULES = frozenset({"assistant-modal", "cn-assistant-modal"})
+
+
+def conversation_line_allowed(text: str, role: str) -> bool:
+    """Whether a line of a conversation may be kept as a memory and shown in a prompt: the user's words as any
+    write (:func:`check_memory_write`); the assistant's unless they hold an injection other than advice to the
+    user (:data:`ADVICE_RULES`)."""
+    if role != "assistant":
+        return check_memory_write(text, "user").allow_long_term
+    finding = find_injection(text, "tool")
+    return finding is None or finding.rule in ADVICE_RULES
