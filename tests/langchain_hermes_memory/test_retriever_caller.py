@@ -25,15 +25,18 @@ def anonymous(config: MemoryConfig, real_embedder: Embedder) -> Iterator[MemoryP
         yield mem
 
 
-def test_a_default_retriever_of_an_anonymous_provider_reads_long_term(anonymous: MemoryProvider) -> None:
+def test_a_default_retriever_serves_its_user_and_reads_their_facts(anonymous: MemoryProvider) -> None:
+    """A retriever bound to one user acts for that user (``MemoryProvider.caller_for``): their facts, no warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         docs = HermesRetriever(memory=anonymous, user_id="u", k=5).invoke("Where does the user live?")
-    assert docs and {d.metadata["memory_type"] for d in docs} == {"long_term"}
+    assert docs and {d.metadata["memory_type"] for d in docs} == {"long_term", "permanent"}
+    assert HermesRetriever(memory=anonymous, user_id="someone-else", k=5).invoke("Where does the user live?") == []
 
 
-def test_asking_for_permanent_facts_without_permission_says_so_once(anonymous: MemoryProvider) -> None:
-    retriever = HermesRetriever(memory=anonymous, user_id="u", k=5, memory_types=["long_term", "permanent"])
+def test_a_caller_without_permission_gets_long_term_and_says_so_once(anonymous: MemoryProvider) -> None:
+    retriever = HermesRetriever(memory=anonymous, user_id="u", k=5, memory_types=["long_term", "permanent"],
+                                caller=Caller("some-app"))
     with pytest.warns(UserWarning, match="may not read permanent memories"):
         docs = retriever.invoke("Where does the user live?")
     assert docs and {d.metadata["memory_type"] for d in docs} == {"long_term"}
@@ -65,8 +68,10 @@ async def test_the_gate_recalls_what_is_relevant_and_facts_for_identity_question
     assert gated.invoke("What does the user drink in the morning?")[0].page_content.startswith("The user drinks")
     where = await gated.ainvoke("Which city does the user live in?")
     assert where[0].page_content == "The user lives in Hangzhou"
-    no_reader = HermesRetriever(memory=anonymous, user_id="u", gate=True)
+    no_reader = HermesRetriever(memory=anonymous, user_id="u", gate=True, caller=Caller("some-app"))
     assert all(d.metadata["memory_type"] != "permanent" for d in no_reader.invoke("Which city does the user live in?"))
+    default = HermesRetriever(memory=anonymous, user_id="u", gate=True)  # serves u: u's facts
+    assert (await default.ainvoke("Which city does the user live in?"))[0].page_content == "The user lives in Hangzhou"
     assert await gated.ainvoke("thanks") == []
 
 

@@ -42,6 +42,7 @@ def test_update_says_it_too(mem: MemoryProvider, caplog: pytest.LogCaptureFixtur
 
 
 def test_tiers_that_are_not_redacted_say_nothing(mem: MemoryProvider, caplog: pytest.LogCaptureFixture) -> None:
+    mem.config.redact_tiers = ["long_term"]  # short-term memories are redacted by default; here they are not
     with caplog.at_level(logging.WARNING, logger="hermes_memory.redaction"):
         mid = mem.add("mail lin.wei@example.com", user_id="u", session_id="s", memory_type="short_term")
     assert _notices(caplog) == [] and "lin.wei@example.com" in mem.get(mid).content
