@@ -140,7 +140,7 @@ class MemoryEngine:
         self._languages: dict[str, set[str]] = {}  # embedded store: languages each user's memories are in
         self._lock: DataDirLock | None = None
         self._profile: LanguageProfile | None = None
-        self._profile_lock = threading.Lock()
+        self._profile_lock, self._created = threading.Lock(), False  # _created: this open made the store
         self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
                                                   config.embedding_batch_size)
         if self.embedder.dim != config.vector_dim:
@@ -207,6 +207,7 @@ class MemoryEngine:
         stored_dim = self.metadata.get_meta("vector_dim")
         stored_model = self.metadata.get_meta("embedding_model")
         if stored_dim is None:
+            self._created = True
             self.metadata.set_meta("vector_dim", str(self.config.vector_dim))
             self.metadata.set_meta("embedding_model", self.embedder.model_id)
             self.metadata.set_meta("collection", self.config.collection)
@@ -227,7 +228,9 @@ class MemoryEngine:
         """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
         plaintext is left in the keyword index, the files or the vector payloads."""
         with self.write_lock:
-            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key):
+            new = self._created and self.vectors.count() == 0  # a new store's empty shard holds no old payload
+            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key) \
+                    and not new:
                 self.metadata.optimize_keyword_index()  # merges away index entries of the old form
                 self.refresh_payload_tags(rewrite=True)
 
@@ -293,8 +296,7 @@ class MemoryEngine:
             return
         with self.write_lock:
             try:
-                self.flush_access()
-                self.vectors.flush()
+                self.flush()
             finally:
                 self.closed = True
                 self._release()
@@ -379,6 +381,8 @@ class MemoryEngine:
                                      for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)])
             except BaseException as exc:
                 self.metadata.purge([r.id for r in records])
+                if not isinstance(exc, Exception):
+                    raise  # Ctrl-C or exit: compensated, then passed on as it is
                 raise ConsistencyError(
                     f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
                     "nothing was stored"
@@ -479,6 +483,8 @@ class MemoryEngine:
                         self.vectors.upsert([VectorPoint(rec.id, vector, payload(new, self.codec))])
                 except BaseException as exc:
                     self.metadata.revert_version(rec.id, version)
+                    if not isinstance(exc, Exception):
+                        raise  # Ctrl-C or exit: compensated, then passed on as it is
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
             finally:
                 self.hot.invalidate(rec.id)
@@ -586,7 +592,6 @@ class MemoryEngine:
             pending, self._access_buffer = self._access_buffer, []
         if pending:
             self.metadata.record_access(pending)
-
 
 
 def _takes_context(rec: MemoryRecord) -> bool:
