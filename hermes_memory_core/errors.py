@@ -16,6 +16,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      ├── NotFoundError
      ├── DimensionMismatchError
      ├── ConsistencyError
+     │    └── StoreBusyError
      ├── StoreLockedError
      ├── BackendUnavailableError
      ├── StoreClosedError
@@ -42,6 +43,7 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "PermissionDeniedError",
+    "StoreBusyError",
     "StoreClosedError",
     "StoreLockedError",
     "UnknownMemoryTypeError",
@@ -117,3 +119,8 @@ class EncryptionKeyError(HermesMemoryError):
 
 class PermissionDeniedError(HermesMemoryError, PermissionError):
     """The caller lacks the permission the operation requires."""
+
+
+class StoreBusyError(ConsistencyError):
+    """Another process holds the store's files (a reader's open transaction) longer than an operation waits; what
+    is left is finished by ``reconcile()`` or the next open."""
