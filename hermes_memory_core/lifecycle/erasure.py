@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import StoreBusyError
+from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
 from hermes_memory_core.types import MemoryRecord
 
@@ -43,22 +44,25 @@ class ErasureReport:
         seconds: Wall time of the whole erasure, rewrites included.
         left: What is left to do ("" when the erasure is complete): a reader held the store's files longer than
             the checkpoint waits; ``reconcile()`` or the next open finishes it.
+        exports_removed: Partial export folders killed exports had left (they may hold the user's rows), removed.
     """
 
     user_id: str
     memories: int
     seconds: float
     left: str = ""
+    exports_removed: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {"user_id": self.user_id, "memories": self.memories, "seconds": round(self.seconds, 3),
-                "left": self.left}
+                "left": self.left, "exports_removed": list(self.exports_removed)}
 
 
 def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
     """Erase every trace of one user (the caller checked permission and drained background work)."""
     started = time.perf_counter()
     engine.need_open()
+    exports = tuple(remove_partial_exports(engine))
     finish_erasures(engine)
     erasure = Erasure("user", user_id)
     with engine.write_lock:
@@ -66,7 +70,7 @@ def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
         engine.metadata.record_erasure(erasure)
         removed = _erase(engine, erasure)
     left = _settle(engine, erasure)
-    return ErasureReport(user_id, removed, time.perf_counter() - started, left)
+    return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)
 
 
 def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
@@ -84,7 +88,9 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
 
 
 def finish_erasures(engine: MemoryEngine) -> int:
-    """Finish every erasure a killed process (or a busy reader) left half done. Returns how many it finished."""
+    """Finish every erasure a killed process (or a busy reader) left half done, and remove the partial folders of
+    killed exports. Returns how many erasures it finished."""
+    remove_partial_exports(engine)
     finished = 0
     for erasure in engine.metadata.pending_erasures():
         with engine.write_lock:

@@ -1,7 +1,8 @@
 """Writing a bundle: rows rebuilt into a fresh file, the vectors of the memories it carries, a checked manifest.
 
 The bundle is written into a temporary sibling folder and renamed into place only when complete, so a half-written
-bundle never sits at the target. Anything the filesystem refuses (a target that is a symlink, under a file, not
+bundle never sits at the target; the store records that folder first, so one a killed export left is removed by the
+next export, open or ``purge_user`` (:mod:`~hermes_memory_core.portability.leftovers`). Anything the filesystem refuses (a target that is a symlink, under a file, not
 writable, a full disk) is a :class:`~hermes_memory_core.errors.BundleError` naming the path and the reason.
 """
 
@@ -30,6 +31,7 @@ from hermes_memory_core.portability.bundle import (
     sha256_file,
     sign_manifest,
 )
+from hermes_memory_core.portability.leftovers import PARTIAL_MARK, forget_partial, note_partial, remove_partial_exports
 from hermes_memory_core.portability.rows import Selection, copy_rows, fresh_file
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.swap import new_scratch
@@ -61,11 +63,17 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
     """
     target = Path(target)
     _check_target(target)
+    remove_partial_exports(engine)  # what earlier, killed exports left
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{PARTIAL_MARK}", dir=target.parent))
     except OSError as exc:
         raise BundleError(f"cannot write a bundle to {target}: {exc.strerror or exc}") from exc
+    try:
+        note_partial(engine, staging)  # before a row is written there: a kill leaves a folder the store knows
+    except BaseException:
+        staging.rmdir()
+        raise
     # the whole store's copy stays beside the store (removed at the next open should this process die)
     local = engine.config.metadata_url is None and engine.data_dir.is_dir()
     scratch = new_scratch(engine.data_dir, "export") if local else Path(tempfile.mkdtemp(prefix=".hermes-export-"))
@@ -86,6 +94,8 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        with contextlib.suppress(Exception):  # a record left behind is dropped by the next clean-up
+            forget_partial(engine, staging)
 
 
 def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:
