@@ -37,6 +37,7 @@ from hermes_memory_core.errors import (
     HermesMemoryError,
     NotFoundError,
     PermissionDeniedError,
+    StorageFullError,
     StoreClosedError,
 )
 from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
@@ -140,7 +141,7 @@ class MemoryEngine:
         self._languages: dict[str, set[str]] = {}  # embedded store: languages each user's memories are in
         self._lock: DataDirLock | None = None
         self._profile: LanguageProfile | None = None
-        self._profile_lock, self._created = threading.Lock(), False  # _created: this open made the store
+        self._profile_lock = threading.Lock()
         self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
                                                   config.embedding_batch_size)
         if self.embedder.dim != config.vector_dim:
@@ -172,11 +173,11 @@ class MemoryEngine:
             self.vectors.open()
             self._apply_at_rest_policy()
         except BaseException as exc:
-            if lock is not None:
-                self._lock = None  # a lock handed over stays with whoever handed it
+            self._lock = None if lock is not None else self._lock  # a lock handed over stays with whoever handed it
             self._release()
-            if isinstance(exc, OSError):
-                raise ConfigError(f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
+            if isinstance(exc, OSError):  # a full disk, else an unusable folder
+                raise StorageFullError.from_os_error(exc, self.data_dir) or ConfigError(
+                    f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
             raise
         self.closed = False
 
@@ -207,7 +208,6 @@ class MemoryEngine:
         stored_dim = self.metadata.get_meta("vector_dim")
         stored_model = self.metadata.get_meta("embedding_model")
         if stored_dim is None:
-            self._created = True
             self.metadata.set_meta("vector_dim", str(self.config.vector_dim))
             self.metadata.set_meta("embedding_model", self.embedder.model_id)
             self.metadata.set_meta("collection", self.config.collection)
@@ -228,9 +228,8 @@ class MemoryEngine:
         """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
         plaintext is left in the keyword index, the files or the vector payloads."""
         with self.write_lock:
-            new = self._created and self.vectors.count() == 0  # a new store's empty shard holds no old payload
             if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key) \
-                    and not new:
+                    and (self.vectors.count() or self.metadata.counts()["versions"]):  # else a new, empty store
                 self.metadata.optimize_keyword_index()  # merges away index entries of the old form
                 self.refresh_payload_tags(rewrite=True)
 
@@ -381,8 +380,8 @@ class MemoryEngine:
                                      for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)])
             except BaseException as exc:
                 self.metadata.purge([r.id for r in records])
-                if not isinstance(exc, Exception):
-                    raise  # Ctrl-C or exit: compensated, then passed on as it is
+                if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
+                    raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
                 raise ConsistencyError(
                     f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
                     "nothing was stored"
@@ -483,8 +482,8 @@ class MemoryEngine:
                         self.vectors.upsert([VectorPoint(rec.id, vector, payload(new, self.codec))])
                 except BaseException as exc:
                     self.metadata.revert_version(rec.id, version)
-                    if not isinstance(exc, Exception):
-                        raise  # Ctrl-C or exit: compensated, then passed on as it is
+                    if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
+                        raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
             finally:
                 self.hot.invalidate(rec.id)

@@ -18,6 +18,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      ├── ConsistencyError
      │    └── StoreBusyError
      ├── StoreLockedError
+     ├── StorageFullError
      ├── BackendUnavailableError
      ├── StoreClosedError
      ├── BundleError
@@ -43,6 +44,7 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "PermissionDeniedError",
+    "StorageFullError",
     "StoreBusyError",
     "StoreClosedError",
     "StoreLockedError",
@@ -124,3 +126,17 @@ class PermissionDeniedError(HermesMemoryError, PermissionError):
 class StoreBusyError(ConsistencyError):
     """Another process holds the store's files (a reader's open transaction) longer than an operation waits; what
     is left is finished by ``reconcile()`` or the next open."""
+
+
+class StorageFullError(HermesMemoryError):
+    """The disk (or quota) of a store's folder is full: the message names the folder and the space needed. Nothing
+    of the failed operation was stored; once space is freed the same store opens and takes writes."""
+
+    @classmethod
+    def from_os_error(cls, exc: BaseException, folder: object) -> StorageFullError | None:
+        """The error to raise for ``exc`` if it is a full disk or quota (ENOSPC, EDQUOT), else None."""
+        import errno
+
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cls(f"the disk holding {folder} is full ({exc.strerror or exc}); free some space and try again")
+        return None

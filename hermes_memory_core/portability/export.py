@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import BundleError
+from hermes_memory_core.errors import BundleError, StorageFullError
 from hermes_memory_core.portability.bundle import (
     BUNDLE_FILES,
     FORMAT,
@@ -60,6 +60,7 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
 
     Raises:
         BundleError: The target is unusable or writing failed (nothing is left at the target).
+        StorageFullError: The disk of the target (or of the store's scratch copy) is full.
     """
     target = Path(target)
     _check_target(target)
@@ -86,8 +87,13 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
             target.rmdir()
         staging.rename(target)
         return manifest
-    except OSError as exc:
+    except (OSError, sqlite3.OperationalError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        full = _disk_full(exc, target.parent if isinstance(exc, OSError) else f"{target.parent} or {engine.data_dir}")
+        if full is not None:
+            raise full from exc
+        if not isinstance(exc, OSError):
+            raise
         raise BundleError(f"cannot write a bundle to {target}: {exc.strerror or exc}") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -96,6 +102,22 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
         shutil.rmtree(scratch, ignore_errors=True)
         with contextlib.suppress(Exception):  # a record left behind is dropped by the next clean-up
             forget_partial(engine, staging)
+
+
+def _disk_full(exc: BaseException, folder: object) -> StorageFullError | None:
+    """The typed error of a full disk (ENOSPC, EDQUOT, SQLite's "database or disk is full"), else None; also when
+    the full disk caused ``exc`` (a rollback SQLite had already done itself fails after it)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain: the error, the rollback's after it
+        if seen is None:
+            break
+        if isinstance(seen, sqlite3.OperationalError) and "disk is full" in str(seen):
+            return StorageFullError(f"the disk holding {folder} is full ({seen}); free some space and export again "
+                                    "(nothing was left at the target)")
+        if (full := StorageFullError.from_os_error(seen, folder)) is not None:
+            return full
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import ConsistencyError, StoreBusyError, StoreClosedError
+from hermes_memory_core.errors import ConsistencyError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
@@ -43,6 +43,16 @@ _PRAGMAS = (
     f"PRAGMA busy_timeout={_BUSY_MS}",
     "PRAGMA foreign_keys=ON",
 )
+
+
+def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
+    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), else None."""
+    if isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+    ):
+        return StorageFullError(f"the disk holding {path} is full ({exc}); free some space and try again "
+                                "(nothing of this write was stored)")
+    return StorageFullError.from_os_error(exc, path)
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
@@ -91,10 +101,17 @@ class SQLiteMetadataStore(SQLMetadataStore):
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._term_weights.forget()
-        self._writer = self._connect()
-        with self._write_lock:
-            migrations.apply_pending(self._writer)
-            problems = schema_problems(self._writer)
+        try:
+            self._writer = self._connect()
+            with self._write_lock:
+                migrations.apply_pending(self._writer)
+                problems = schema_problems(self._writer)
+        except sqlite3.OperationalError as exc:
+            full = _disk_full(exc, self.path)
+            if full is None:
+                raise
+            self.close()
+            raise full from exc
         if problems:
             self.close()
             raise ConsistencyError(
@@ -147,14 +164,27 @@ class SQLiteMetadataStore(SQLMetadataStore):
             self._depth += 1
             try:
                 yield conn
-            except BaseException:
+            except BaseException as exc:
                 self._depth -= 1
-                for stmt in rollback.split("; "):
-                    conn.execute(stmt)
+                full = None if isinstance(exc, StorageFullError) else _disk_full(exc, self.path)
+                quiet = full is not None or isinstance(exc, StorageFullError)
+                with contextlib.suppress(sqlite3.Error) if quiet else contextlib.nullcontext():
+                    for stmt in rollback.split("; "):  # SQLite may have rolled back a full disk's write itself
+                        conn.execute(stmt)
+                if full is not None:
+                    raise full from exc
                 raise
             else:
                 self._depth -= 1
-                conn.execute(commit)
+                try:
+                    conn.execute(commit)
+                except sqlite3.OperationalError as exc:
+                    full = _disk_full(exc, self.path)
+                    if full is None:
+                        raise
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK" if self._depth == 0 else rollback.split("; ")[0])
+                    raise full from exc
         if self._depth == 0:
             self._merger.kick()
 
