@@ -75,8 +75,12 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
         seen = [proc.stdout.readline() for _ in range(rnd.randint(1, 4))]
         time.sleep(rnd.uniform(0.0, 0.4))  # and kill it at a random point of its next writes
         proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate(timeout=60)
-        out = "".join(seen) + out
+        proc.wait(timeout=60)
+        assert proc.stderr is not None
+        # read() continues from what readline() buffered (communicate() would read the pipe past it, losing lines)
+        out, err = "".join(seen) + proc.stdout.read(), proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
         assert proc.returncode == -signal.SIGKILL, err[-2000:]
         kills += 1
         for line in out.splitlines():
