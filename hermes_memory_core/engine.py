@@ -3,7 +3,8 @@
 :class:`MemoryEngine` owns every resource of a store and the rules that keep its two halves consistent:
 
 - **Writes** go metadata first, then vectors; if the vector write fails, the metadata rows are removed again
-  (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored.
+  (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored (a
+  ``StorageFullError``, ``KeyboardInterrupt`` or ``SystemExit`` passes on as it is, after the same compensation).
   :meth:`reconcile` repairs whatever a crash between the two left behind.
 - **Permissions**: reads and writes of permanent memories are checked against the caller and logged.
 - **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
