@@ -381,14 +381,14 @@ def _edge_filter(qe: Any, flt: VectorFilter) -> Any:
 
 def free_bytes(path: Path) -> int | None:
     """Bytes free to unprivileged users on the filesystem of ``path`` (or its nearest existing folder); None when
-    it cannot be told."""
+    it cannot be told or the filesystem is read-only (nothing can be written there: not a full disk)."""
     for folder in (path, *path.parents):
         if folder.exists():
             try:
                 st = os.statvfs(folder)
             except OSError:
                 return None
-            return st.f_bavail * st.f_frsize
+            return None if st.f_flag & os.ST_RDONLY else st.f_bavail * st.f_frsize
     return None
 
 

@@ -156,3 +156,12 @@ def test_an_export_to_a_full_disk_is_an_error_and_leaves_nothing(tmp_path: Path,
             mem.export(disk / "bundle")
         assert [p.name for p in disk.iterdir() if not p.name.startswith("filler-")] == []
     assert mem.stats().total_active == 200
+
+
+def test_a_read_only_filesystem_is_not_taken_for_a_full_disk(tmp_path: Path) -> None:
+    from hermes_memory_core.storage.edge_store import free_bytes
+
+    with small_disk(tmp_path, "tmpfs", 1) as disk:
+        assert free_bytes(disk / "store") is not None
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        assert free_bytes(disk / "store") is None  # its own error says read-only, not "full"
