@@ -213,7 +213,10 @@ class MemoryConfig(_Strict):
     summarize_turns: int = Field(4, ge=1, le=1000, description="Oldest turns summarised when the ring overflows.")
     summary_chunk_chars: int = Field(200, ge=20, description="Maximum characters of one appended summary chunk.")
     summary_max_chars: int = Field(500, ge=50, description="Running summary length that triggers re-compression.")
-    max_content_chars: int = Field(8000, ge=1, le=10_000_000, description="Longest memory content accepted.")
+    max_content_chars: int = Field(
+        8000, ge=1, le=100_000, description="Longest memory content accepted (at most 100,000: embedding a memory "
+        "costs time in proportion to its length, about 2 s per 8,000 characters on one CPU thread)."
+    )
     max_message_chars: int = Field(
         100_000, ge=1, le=10_000_000, description="Longest chat message a session buffer accepts (its data may "
         "take four times as many bytes of JSON)."

@@ -3,7 +3,8 @@
 :class:`MemoryEngine` owns every resource of a store and the rules that keep its two halves consistent:
 
 - **Writes** go metadata first, then vectors; if the vector write fails, the metadata rows are removed again
-  (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored.
+  (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored (a
+  ``StorageFullError``, ``KeyboardInterrupt`` or ``SystemExit`` passes on as it is, after the same compensation).
   :meth:`reconcile` repairs whatever a crash between the two left behind.
 - **Permissions**: reads and writes of permanent memories are checked against the caller and logged.
 - **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
@@ -37,13 +38,14 @@ from hermes_memory_core.errors import (
     HermesMemoryError,
     NotFoundError,
     PermissionDeniedError,
+    StorageFullError,
     StoreClosedError,
 )
+from hermes_memory_core.storage.factory import METADATA_FILE, VECTORS_DIR, build_metadata_store, build_vector_store
 from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
 from hermes_memory_core.storage.sessions import SessionStore
-from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 from hermes_memory_core.storage.swap import recover_swap
 from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
 from hermes_memory_core.text.language import LanguageProfile, language_of
@@ -55,8 +57,6 @@ from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
 
-METADATA_FILE = "metadata.sqlite"
-VECTORS_DIR = "vectors"
 #: The files of an embedded store in its data directory (what a restore replaces; never the key or the lock).
 STORE_FILES = (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm", VECTORS_DIR)
 _PERMANENT = MemoryType.PERMANENT.value
@@ -73,30 +73,6 @@ def payload(rec: MemoryRecord, codec: SealingCodec | None = None) -> dict[str, A
         "tags": list(rec.tags) if codec is None else codec.tag_keys(rec.memory_type.value, rec.tags),
         "version": rec.version,
     }
-
-
-def build_metadata_store(config: MemoryConfig) -> MetadataStore:
-    """The configured metadata store, not yet opened: PostgreSQL when ``metadata_url`` is set, else SQLite."""
-    if config.metadata_url is not None:
-        from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
-
-        return PostgresMetadataStore(
-            config.metadata_url.get_secret_value(), config.metadata_schema, config.metadata_pool_size
-        )
-    return SQLiteMetadataStore(Path(config.data_dir) / METADATA_FILE)
-
-
-def build_vector_store(config: MemoryConfig) -> VectorStore:
-    """The configured vector store, not yet opened."""
-    if config.vector_backend == "edge":
-        from hermes_memory_core.storage.edge_store import EdgeVectorStore
-
-        path = Path(config.data_dir) / VECTORS_DIR / config.collection
-        return EdgeVectorStore(path, config.vector_dim, config.collection)
-    from hermes_memory_core.storage.client_store import QdrantClientVectorStore
-
-    key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-    return QdrantClientVectorStore(config.qdrant_url or ":memory:", config.vector_dim, config.collection, api_key=key)
 
 
 class MemoryEngine:
@@ -172,11 +148,11 @@ class MemoryEngine:
             self.vectors.open()
             self._apply_at_rest_policy()
         except BaseException as exc:
-            if lock is not None:
-                self._lock = None  # a lock handed over stays with whoever handed it
+            self._lock = None if lock is not None else self._lock  # a lock handed over stays with whoever handed it
             self._release()
-            if isinstance(exc, OSError):
-                raise ConfigError(f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
+            if isinstance(exc, OSError):  # a full disk, else an unusable folder
+                raise StorageFullError.from_os_error(exc, self.data_dir) or ConfigError(
+                    f"cannot open the store at {self.data_dir}: {exc.strerror or exc}") from exc
             raise
         self.closed = False
 
@@ -227,7 +203,8 @@ class MemoryEngine:
         """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
         plaintext is left in the keyword index, the files or the vector payloads."""
         with self.write_lock:
-            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key):
+            if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key) \
+                    and (self.vectors.count() or self.metadata.counts()["versions"]):  # else a new, empty store
                 self.metadata.optimize_keyword_index()  # merges away index entries of the old form
                 self.refresh_payload_tags(rewrite=True)
 
@@ -293,8 +270,7 @@ class MemoryEngine:
             return
         with self.write_lock:
             try:
-                self.flush_access()
-                self.vectors.flush()
+                self.flush()
             finally:
                 self.closed = True
                 self._release()
@@ -381,6 +357,8 @@ class MemoryEngine:
                                      for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)])
             except BaseException as exc:
                 self.metadata.purge([r.id for r in records])
+                if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
+                    raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
                 raise ConsistencyError(
                     f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
                     "nothing was stored"
@@ -484,6 +462,8 @@ class MemoryEngine:
                         self.vectors.upsert([VectorPoint(rec.id, vector, payload(new, self.codec))])
                 except BaseException as exc:
                     self.metadata.revert_version(rec.id, version)
+                    if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
+                        raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
             finally:
                 self.hot.invalidate(rec.id)
@@ -591,7 +571,6 @@ class MemoryEngine:
             pending, self._access_buffer = self._access_buffer, []
         if pending:
             self.metadata.record_access(pending)
-
 
 
 def _takes_context(rec: MemoryRecord) -> bool:

@@ -16,7 +16,9 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      ├── NotFoundError
      ├── DimensionMismatchError
      ├── ConsistencyError
+     │    └── StoreBusyError
      ├── StoreLockedError
+     ├── StorageFullError
      ├── BackendUnavailableError
      ├── StoreClosedError
      ├── BundleError
@@ -43,6 +45,8 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "PermissionDeniedError",
+    "StorageFullError",
+    "StoreBusyError",
     "StoreClosedError",
     "StoreLockedError",
     "UnknownMemoryTypeError",
@@ -123,3 +127,22 @@ class EncryptionKeyError(HermesMemoryError):
 
 class PermissionDeniedError(HermesMemoryError, PermissionError):
     """The caller lacks the permission the operation requires."""
+
+
+class StoreBusyError(ConsistencyError):
+    """Another process holds the store's files (a reader's open transaction) longer than an operation waits; what
+    is left is finished by ``reconcile()`` or the next open."""
+
+
+class StorageFullError(HermesMemoryError):
+    """The disk (or quota) of a store's folder is full: the message names the folder and the space needed. Nothing
+    of the failed operation was stored; once space is freed the same store opens and takes writes."""
+
+    @classmethod
+    def from_os_error(cls, exc: BaseException, folder: object) -> StorageFullError | None:
+        """The error to raise for ``exc`` if it is a full disk or quota (ENOSPC, EDQUOT), else None."""
+        import errno
+
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cls(f"the disk holding {folder} is full ({exc.strerror or exc}); free some space and try again")
+        return None

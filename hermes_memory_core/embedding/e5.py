@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from hermes_memory_core.embedding.window import QUERY_WINDOW_TOKENS, head_window
 from hermes_memory_core.errors import ConfigError
 from hermes_memory_core.version import DISTRIBUTION
 
@@ -53,8 +54,10 @@ class E5Embedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
+        """Embed a query's first :data:`QUERY_WINDOW_TOKENS` tokens (its beginning when longer)."""
         with self._lock:
-            out = self._model.query(_clean(text))
+            head = head_window(_clean(text), lambda t: int(self._model.token_count(t, True)), QUERY_WINDOW_TOKENS)
+            out = self._model.query(head)
         return np.asarray(out, dtype=np.float32).reshape(self.dim)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hermes_memory_core.embedding.window import MAX_CHARS_PER_TOKEN, QUERY_WINDOW_TOKENS
 from hermes_memory_core.errors import ConfigError
 from hermes_memory_core.version import DISTRIBUTION
 
@@ -104,6 +105,14 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
+        """Embed a query's first :data:`QUERY_WINDOW_TOKENS` tokens (the model truncates to its window; the text
+        is first cut so that tokenizing stays bounded too)."""
+        head = text[: QUERY_WINDOW_TOKENS * MAX_CHARS_PER_TOKEN]
         with self._lock:
-            out = self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)
+            limit = self._model.max_seq_length
+            self._model.max_seq_length = min(limit or QUERY_WINDOW_TOKENS, QUERY_WINDOW_TOKENS)
+            try:
+                out = self._model.encode([head], normalize_embeddings=True, show_progress_bar=False)
+            finally:
+                self._model.max_seq_length = limit
         return np.asarray(out, dtype=np.float32).reshape(self.dim)

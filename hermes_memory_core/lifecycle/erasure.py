@@ -11,7 +11,10 @@ Order, and why it survives a killed process:
    vectors of past versions and buffered access records forget them.
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
    the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`).
-5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`).
+5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`). This step runs
+   without the engine's write lock, so a reader holding the SQLite file (a backup, a ``sqlite3`` shell) delays
+   only the erasure, by a bounded wait: if it still holds the file then, the intent is recorded again and the
+   report says what is left (:attr:`ErasureReport.left`).
 
 Every step is idempotent, so :func:`finish_erasures` — run by ``reconcile()``, the next ``purge_user`` and the next
 open — simply runs the steps again for each intent it finds.
@@ -28,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.errors import StoreBusyError
+from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
 from hermes_memory_core.types import MemoryRecord
 
@@ -69,14 +74,20 @@ class ErasureReport:
         user_id: Whose data.
         memories: Memories erased (active or deleted, each with every version).
         seconds: Wall time of the whole erasure, rewrites included.
+        left: What is left to do ("" when the erasure is complete): a reader held the store's files longer than
+            the checkpoint waits; ``reconcile()`` or the next open finishes it.
+        exports_removed: Partial export folders killed exports had left (they may hold the user's rows), removed.
     """
 
     user_id: str
     memories: int
     seconds: float
+    left: str = ""
+    exports_removed: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
-        return {"user_id": self.user_id, "memories": self.memories, "seconds": round(self.seconds, 3)}
+        return {"user_id": self.user_id, "memories": self.memories, "seconds": round(self.seconds, 3),
+                "left": self.left, "exports_removed": list(self.exports_removed)}
 
 
 def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
@@ -84,13 +95,16 @@ def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
     purge hooks run first."""
     started = time.perf_counter()
     _run_purge_hooks(engine, user_id)
+    engine.need_open()
+    exports = tuple(remove_partial_exports(engine))
+    finish_erasures(engine)
+    erasure = Erasure("user", user_id)
     with engine.write_lock:
         engine.need_open()
-        finish_erasures(engine)
-        erasure = Erasure("user", user_id)
         engine.metadata.record_erasure(erasure)
-        removed = _run(engine, erasure)
-    return ErasureReport(user_id, removed, time.perf_counter() - started)
+        removed = _erase(engine, erasure)
+    left = _settle(engine, erasure)
+    return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)
 
 
 def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
@@ -98,27 +112,29 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     neighbours' context, its access-log rows, vector point and cache entry (the caller checked permission).
     One ``hard_delete`` access-log row without content records that it happened."""
     started = time.perf_counter()
+    erasure = Erasure("memory", rec.user_id, rec.id)
     with engine.write_lock:
         engine.need_open()
-        erasure = Erasure("memory", rec.user_id, rec.id)
         engine.metadata.record_erasure(erasure)
-        _run(engine, erasure)
-    return ErasureReport(rec.user_id, 1, time.perf_counter() - started)
+        _erase(engine, erasure)
+    left = _settle(engine, erasure)
+    return ErasureReport(rec.user_id, 1, time.perf_counter() - started, left)
 
 
 def finish_erasures(engine: MemoryEngine) -> int:
-    """Finish every erasure a killed process left half done. Returns how many it finished."""
-    pending = engine.metadata.pending_erasures()
-    if not pending:
-        return 0
-    with engine.write_lock:
-        for erasure in pending:
-            _run(engine, erasure)
-    return len(pending)
+    """Finish every erasure a killed process (or a busy reader) left half done, and remove the partial folders of
+    killed exports. Returns how many erasures it finished."""
+    remove_partial_exports(engine)
+    finished = 0
+    for erasure in engine.metadata.pending_erasures():
+        with engine.write_lock:
+            _erase(engine, erasure)
+        finished += not _settle(engine, erasure)
+    return finished
 
 
-def _run(engine: MemoryEngine, erasure: Erasure) -> int:
-    """The idempotent steps of one erasure (module docstring), under the write lock. Returns memories removed."""
+def _erase(engine: MemoryEngine, erasure: Erasure) -> int:
+    """Steps 2-4 of one erasure (module docstring), under the write lock. Returns memories removed."""
     if erasure.kind == "user":
         ids = engine.metadata.erase_user_rows(erasure.user_id)
         engine.vectors.delete_user(erasure.user_id)
@@ -139,6 +155,18 @@ def _run(engine: MemoryEngine, erasure: Erasure) -> int:
     engine.metadata.erase_residue([erasure.user_id])
     if erasure.kind == "memory":
         engine.metadata.log(erasure.memory_id or "", erasure.user_id, "hard_delete", engine.now(), "")
-    engine.metadata.clear_erasure(erasure)
-    engine.metadata.checkpoint()
     return len(ids)
+
+
+def _settle(engine: MemoryEngine, erasure: Erasure) -> str:
+    """Step 5, outside the write lock: clear the intent and make the deletes final. Returns what is left ("" for
+    nothing): when readers keep the checkpoint from finishing, the intent is recorded again for the next try."""
+    with engine.write_lock:
+        engine.metadata.clear_erasure(erasure)
+    try:
+        engine.metadata.checkpoint()  # waits a bounded time for readers, the write lock free meanwhile
+    except StoreBusyError as exc:
+        with engine.write_lock:
+            engine.metadata.record_erasure(erasure)
+        return str(exc)
+    return ""

@@ -1,7 +1,8 @@
 """Writing a bundle: rows rebuilt into a fresh file, the vectors of the memories it carries, a checked manifest.
 
 The bundle is written into a temporary sibling folder and renamed into place only when complete, so a half-written
-bundle never sits at the target. Anything the filesystem refuses (a target that is a symlink, under a file, not
+bundle never sits at the target; the store records that folder first, so one a killed export left is removed by the
+next export, open or ``purge_user`` (:mod:`~hermes_memory_core.portability.leftovers`). Anything the filesystem refuses (a target that is a symlink, under a file, not
 writable, a full disk) is a :class:`~hermes_memory_core.errors.BundleError` naming the path and the reason.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import BundleError
+from hermes_memory_core.errors import BundleError, StorageFullError
 from hermes_memory_core.portability.bundle import (
     BUNDLE_FILES,
     FORMAT,
@@ -30,6 +31,7 @@ from hermes_memory_core.portability.bundle import (
     sha256_file,
     sign_manifest,
 )
+from hermes_memory_core.portability.leftovers import PARTIAL_MARK, forget_partial, note_partial, remove_partial_exports
 from hermes_memory_core.portability.rows import Selection, copy_rows, fresh_file
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.swap import new_scratch
@@ -58,14 +60,21 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
 
     Raises:
         BundleError: The target is unusable or writing failed (nothing is left at the target).
+        StorageFullError: The disk of the target (or of the store's scratch copy) is full.
     """
     target = Path(target)
     _check_target(target)
+    remove_partial_exports(engine)  # what earlier, killed exports left
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{PARTIAL_MARK}", dir=target.parent))
     except OSError as exc:
         raise BundleError(f"cannot write a bundle to {target}: {exc.strerror or exc}") from exc
+    try:
+        note_partial(engine, staging)  # before a row is written there: a kill leaves a folder the store knows
+    except BaseException:
+        staging.rmdir()
+        raise
     # the whole store's copy stays beside the store (removed at the next open should this process die)
     local = engine.config.metadata_url is None and engine.data_dir.is_dir()
     scratch = new_scratch(engine.data_dir, "export") if local else Path(tempfile.mkdtemp(prefix=".hermes-export-"))
@@ -78,14 +87,37 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
             target.rmdir()
         staging.rename(target)
         return manifest
-    except OSError as exc:
+    except (OSError, sqlite3.OperationalError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        full = _disk_full(exc, target.parent if isinstance(exc, OSError) else f"{target.parent} or {engine.data_dir}")
+        if full is not None:
+            raise full from exc
+        if not isinstance(exc, OSError):
+            raise
         raise BundleError(f"cannot write a bundle to {target}: {exc.strerror or exc}") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        with contextlib.suppress(Exception):  # a record left behind is dropped by the next clean-up
+            forget_partial(engine, staging)
+
+
+def _disk_full(exc: BaseException, folder: object) -> StorageFullError | None:
+    """The typed error of a full disk (ENOSPC, EDQUOT, SQLite's "database or disk is full"), else None; also when
+    the full disk caused ``exc`` (a rollback SQLite had already done itself fails after it)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain: the error, the rollback's after it
+        if seen is None:
+            break
+        if isinstance(seen, sqlite3.OperationalError) and "disk is full" in str(seen):
+            return StorageFullError(f"the disk holding {folder} is full ({seen}); free some space and export again "
+                                    "(nothing was left at the target)")
+        if (full := StorageFullError.from_os_error(seen, folder)) is not None:
+            return full
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:

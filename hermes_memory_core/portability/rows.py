@@ -28,7 +28,7 @@ __all__ = ["ROW_TABLES", "Selection", "copy_rows", "fresh_file", "row_tables", "
 #: Never carried: bookkeeping of the file and the keyword index (rebuilt under the target's key).
 _NOT_ROWS = ("schema_migrations", "sqlite_sequence", "memory_keyword_docs")
 #: Meta rows that describe one file, not the store.
-_FILE_META = ("keyword_index_rebuild",)
+_FILE_META = ("keyword_index_rebuild", "export_partials")  # notes about this file (and its exports in progress)
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,8 +356,10 @@ class Searcher:
         who: Caller,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
-        """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`)."""
-        if not should_recall(v.check_text(query, "query")):
+        """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`); an over-long query is recalled on its
+        first ``max_content_chars`` characters (a chat turn never fails on a long message)."""
+        query = v.check_text(query, "query")[: self.engine.config.max_content_chars]
+        if not should_recall(query):
             return []
         permanent = needs_permanent(query) and who.read_permanent
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])

@@ -6,7 +6,7 @@ EXPECTED = {
     "ForgetReport", "HermesMemoryError", "InvalidIdError", "InvalidInputError", "LLM", "MemoryConfig", "MemoryHit",
     "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion", "Message", "NotFoundError",
     "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
-    "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
+    "StorageFullError", "StoreBusyError", "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
     "WriteVerdict", "check_memory_write", "CONVERSATION_KIND", "MEMORY_BLOCK_START", "MEMORY_BLOCK_END",
     "memory_line", "memory_lines", "render_memory_block", "cli_parent", "InjectionRejectedError",

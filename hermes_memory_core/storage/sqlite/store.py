@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import ConsistencyError, StoreClosedError
+from hermes_memory_core.errors import ConsistencyError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.private_files import tighten
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
@@ -31,15 +31,29 @@ from hermes_memory_core.storage.sqlite.term_weights import (
 )
 from hermes_memory_core.storage.sqlite.upkeep import SegmentMerger
 
-__all__ = ["SQLiteMetadataStore"]
+__all__ = ["CHECKPOINT_WAIT_S", "SQLiteMetadataStore"]
 
+#: Longest a :meth:`SQLiteMetadataStore.checkpoint` waits for readers, in all (the write lock is free meanwhile).
+CHECKPOINT_WAIT_S = 2.0
+
+_BUSY_MS = 5000
 _PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA secure_delete=ON",
     "PRAGMA synchronous=NORMAL",
-    "PRAGMA busy_timeout=5000",
+    f"PRAGMA busy_timeout={_BUSY_MS}",
     "PRAGMA foreign_keys=ON",
 )
+
+
+def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
+    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), else None."""
+    if isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+    ):
+        return StorageFullError(f"the disk holding {path} is full ({exc}); free some space and try again "
+                                "(nothing of this write was stored)")
+    return StorageFullError.from_os_error(exc, path)
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
@@ -70,6 +84,8 @@ class SQLiteMetadataStore(SQLMetadataStore):
         self.location = str(self.path)
         self._term_weights = TermWeights()
         self._merger = SegmentMerger(self.atomic, migrations.fts_table, background=background_merge)
+        #: Longest :meth:`checkpoint` waits for readers, in seconds.
+        self.checkpoint_wait = CHECKPOINT_WAIT_S
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -86,10 +102,17 @@ class SQLiteMetadataStore(SQLMetadataStore):
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._term_weights.forget()
-        self._writer = self._connect()
-        with self._write_lock:
-            migrations.apply_pending(self._writer)
-            problems = schema_problems(self._writer)
+        try:
+            self._writer = self._connect()
+            with self._write_lock:
+                migrations.apply_pending(self._writer)
+                problems = schema_problems(self._writer)
+        except sqlite3.OperationalError as exc:
+            full = _disk_full(exc, self.path)
+            if full is None:
+                raise
+            self.close()
+            raise full from exc
         tighten(self.path.parent)  # the new file and its log: 0600 whatever the umask
         if problems:
             self.close()
@@ -143,14 +166,27 @@ class SQLiteMetadataStore(SQLMetadataStore):
             self._depth += 1
             try:
                 yield conn
-            except BaseException:
+            except BaseException as exc:
                 self._depth -= 1
-                for stmt in rollback.split("; "):
-                    conn.execute(stmt)
+                full = None if isinstance(exc, StorageFullError) else _disk_full(exc, self.path)
+                quiet = full is not None or isinstance(exc, StorageFullError)
+                with contextlib.suppress(sqlite3.Error) if quiet else contextlib.nullcontext():
+                    for stmt in rollback.split("; "):  # SQLite may have rolled back a full disk's write itself
+                        conn.execute(stmt)
+                if full is not None:
+                    raise full from exc
                 raise
             else:
                 self._depth -= 1
-                conn.execute(commit)
+                try:
+                    conn.execute(commit)
+                except sqlite3.OperationalError as exc:
+                    full = _disk_full(exc, self.path)
+                    if full is None:
+                        raise
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK" if self._depth == 0 else rollback.split("; ")[0])
+                    raise full from exc
         if self._depth == 0:
             self._merger.kick()
 
@@ -268,26 +304,47 @@ class SQLiteMetadataStore(SQLMetadataStore):
 
     def erase_residue(self, user_ids: Sequence[str]) -> None:
         """Merge the users' keyword shards into one segment each (FTS5 keeps a deleted row's terms in older
-        segments until a merge), then checkpoint the WAL into the database and truncate it. With ``secure_delete``
+        segments until a merge), then checkpoint the WAL into the database and truncate it (at once, or not at all
+        while a reader holds it: then the caller's :meth:`checkpoint` waits for it). With ``secure_delete``
         on, every page those steps free is zeroed, so no file keeps a deleted word."""
         for shard in sorted({keyword_shard(u) for u in user_ids}):
             fts = migrations.fts_table(shard)
             with self.atomic() as conn:
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
-        self.checkpoint()
+        with contextlib.suppress(StoreBusyError):  # a reader holds the WAL: the erasure's last checkpoint waits
+            self._checkpoint(wait=0.0)
 
     def checkpoint(self) -> None:
-        """Copy the WAL into the database file and truncate it to zero bytes (retried while readers hold it)."""
-        with self._write_lock:
-            conn = self._writer
-            if conn is None:
-                raise StoreClosedError("the metadata store is closed")
-            for attempt in range(50):
-                busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                if not busy:
-                    return
-                time.sleep(0.02 * (attempt + 1))
-        raise ConsistencyError(f"readers kept the WAL of {self.path} busy; the checkpoint did not complete")
+        """Copy the WAL into the database file and truncate it to zero bytes.
+
+        A reader's open transaction (another process's backup, a ``sqlite3`` shell) keeps the WAL from being
+        truncated: each try then returns at once, the write lock is free between tries (other writes go on), and
+        after :attr:`checkpoint_wait` seconds in all :class:`StoreBusyError` says the checkpoint is left to do.
+
+        Raises:
+            StoreBusyError: Readers held the WAL for longer than :attr:`checkpoint_wait`.
+        """
+        self._checkpoint(self.checkpoint_wait)
+
+    def _checkpoint(self, wait: float) -> None:
+        deadline, pause = time.monotonic() + wait, 0.01
+        while True:
+            with self._write_lock:
+                conn = self._writer
+                if conn is None:
+                    raise StoreClosedError("the metadata store is closed")
+                conn.execute("PRAGMA busy_timeout=0")
+                try:
+                    busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            if not busy:
+                return
+            if time.monotonic() + pause > deadline:
+                raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {wait:g} s; "
+                                     "the checkpoint is left for reconcile() or the next open")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
     def optimize_keyword_index(self) -> None:
         """Merge the FTS index into one segment (queries on a large index get about twice as fast; entries of

@@ -40,6 +40,7 @@ while True:
         ack("UPDATE", mid, version)
     elif mode == "delete":
         mid = ids.pop(rnd.randrange(len(ids)))
+        ack("DELETING", mid)  # before it commits: a kill between the commit and the ack below leaves it deleted
         mem.delete(mid, reason="crash test")
         ack("DELETE", mid)
     elif mode == "export":
@@ -57,9 +58,10 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
     rnd = random.Random(1234)
     added: set[str] = set()
     deleted: set[str] = set()
+    in_flight: list[str] = []  # deletes a kill may have cut between their commit and their ack
     versions: dict[str, int] = {}
     bundles: list[str] = []
-    kills = 0
+    kills = cut_deletes = 0
     for round_no in range(24):
         mode = MODES[round_no % len(MODES)] if round_no >= 2 else "add_many"
         proc = subprocess.Popen(
@@ -69,9 +71,16 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
         assert proc.stdout is not None
         first = proc.stdout.readline()  # blocks until the child's store is open (however slow the machine)
         assert first.strip() == "READY", (first, proc.stderr.read() if proc.stderr else "")
-        time.sleep(rnd.uniform(0.05, 1.2))  # then kill it at a random point of its writes
+        # then wait for a few acknowledged writes (not a fixed time: a loaded machine may have done none by then)
+        seen = [proc.stdout.readline() for _ in range(rnd.randint(1, 4))]
+        time.sleep(rnd.uniform(0.0, 0.4))  # and kill it at a random point of its next writes
         proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
+        assert proc.stderr is not None
+        # read() continues from what readline() buffered (communicate() would read the pipe past it, losing lines)
+        out, err = "".join(seen) + proc.stdout.read(), proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
         assert proc.returncode == -signal.SIGKILL, err[-2000:]
         kills += 1
         for line in out.splitlines():
@@ -82,6 +91,8 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
                 added.update(rest)
             elif kind == "UPDATE":
                 versions[rest[0]] = max(versions.get(rest[0], 0), int(rest[1]))
+            elif kind == "DELETING":
+                in_flight.append(rest[0])
             elif kind == "DELETE":
                 deleted.add(rest[0])
             elif kind == "EXPORT":
@@ -93,6 +104,14 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
                                                  "erasures_finished": 0}
             assert mem.engine.metadata.integrity_check() == "ok"
             points = {p.id for b in mem.engine.vectors.iter_points(with_vectors=False) for p in b}
+            for mid in [m for m in in_flight if m not in deleted]:  # unacknowledged: either outcome, never half
+                try:
+                    assert mem.get(mid).id == mid and mid in points
+                except NotFoundError:
+                    assert mid not in points
+                    deleted.add(mid)
+                    cut_deletes += 1
+            in_flight.clear()
             for mid in added - deleted:
                 assert mem.get(mid).id == mid and mid in points
                 assert mem.get(mid).version >= versions.get(mid, 1)
@@ -101,6 +120,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
                     mem.get(mid)
                 assert mid not in points
     assert kills >= 20 and len(added) > 50 and deleted and versions and bundles
+    print(f"{cut_deletes} deletes were committed but killed before their ack")
     on_disk = list((tmp_path / "store-bundles").iterdir())
     staging = [p for p in on_disk if ".partial-" in p.name]
     final = [p for p in on_disk if ".partial-" not in p.name]
