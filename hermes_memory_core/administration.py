@@ -50,9 +50,8 @@ class StoreAdministration:
         uid, who = v.check_user_id(user_id), self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not purge a user (needs write_permanent)")
-        self._background.drain()  # no queued promotion of this user may land after the purge
         try:
-            return purge_user(self.engine, uid)
+            return purge_user(self.engine, uid, drain=self._background.drain)
         except sqlite3.DatabaseError as exc:  # a damaged file: say so in one typed line
             raise ConsistencyError(f"purge_user({uid!r}) could not finish: the store's metadata file is damaged "
                                    f"({exc}); an erasure already recorded resumes at the next open; otherwise restore "

@@ -90,18 +90,27 @@ class ErasureReport:
                 "left": self.left, "exports_removed": list(self.exports_removed)}
 
 
-def purge_user(engine: MemoryEngine, user_id: str) -> ErasureReport:
-    """Erase every trace of one user (the caller checked permission and drained background work); the adapters'
-    purge hooks run first."""
+def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | None = None) -> ErasureReport:
+    """Erase every trace of one user (the caller checked permission). The intent is recorded first, so a process
+    killed at any later point — while ``drain`` waits for background work, in the adapters' purge hooks, midway
+    through the rows — leaves an erasure the next open finishes."""
     started = time.perf_counter()
-    _run_purge_hooks(engine, user_id)
-    engine.need_open()
-    exports = tuple(remove_partial_exports(engine))
-    finish_erasures(engine)
     erasure = Erasure("user", user_id)
     with engine.write_lock:
         engine.need_open()
         engine.metadata.record_erasure(erasure)
+    if drain is not None:
+        drain()  # no queued promotion of this user may land after the purge
+    _run_purge_hooks(engine, user_id)
+    engine.need_open()
+    exports = tuple(remove_partial_exports(engine))
+    for other in engine.metadata.pending_erasures():  # what killed processes left, ours last
+        if other != erasure:
+            with engine.write_lock:
+                _erase(engine, other)
+            _settle(engine, other)
+    with engine.write_lock:
+        engine.need_open()
         removed = _erase(engine, erasure)
     left = _settle(engine, erasure)
     return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)

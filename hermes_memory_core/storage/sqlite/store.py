@@ -9,6 +9,7 @@ A committed transaction survives a killed process (WAL + NORMAL loses at most th
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 import threading
 import time
@@ -32,6 +33,8 @@ from hermes_memory_core.storage.sqlite.term_weights import (
 from hermes_memory_core.storage.sqlite.upkeep import SegmentMerger
 
 __all__ = ["CHECKPOINT_WAIT_S", "SQLiteMetadataStore"]
+
+log = logging.getLogger("hermes_memory.storage")
 
 #: Longest a :meth:`SQLiteMetadataStore.checkpoint` waits for readers, in all (the write lock is free meanwhile).
 CHECKPOINT_WAIT_S = 2.0
@@ -313,6 +316,22 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
         with contextlib.suppress(StoreBusyError):  # a reader holds the WAL: the erasure's last checkpoint waits
             self._checkpoint(wait=0.0)
+        self._rewrite_file()
+
+    def _rewrite_file(self) -> None:
+        """Rebuild the database file page by page (``VACUUM``): a page that held only deleted rows goes to the
+        freelist, and a later write that takes it back fills only part of it, so the rest of it could show a
+        deleted row again; a rebuilt file has no free page. Skipped (the caller's checkpoint still runs) while a
+        reader holds the file; the cost is one copy of the file."""
+        with self._write_lock:
+            conn = self._writer
+            if conn is None:
+                raise StoreClosedError("the metadata store is closed")
+            try:
+                conn.execute("VACUUM")
+            except sqlite3.OperationalError as exc:
+                log.warning("hermes_memory: could not rebuild %s after an erasure (%s); its free pages are kept "
+                            "until the next erasure", self.path, exc)
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database file and truncate it to zero bytes.
