@@ -1,4 +1,4 @@
-"""Partial export folders a killed export left behind, found and removed (issue 26.7).
+"""Partial export folders a killed export left behind, found and removed.
 
 An export writes its bundle into a hidden sibling of the target (``.<name>.partial-XXXX``) and renames it into place
 once complete. Before it writes a byte there, the folder is recorded in the store's meta (:data:`PARTIALS_META`:

@@ -1,4 +1,4 @@
-"""A busy reader does not stall everyone (issue 26.6): while another process holds a read transaction on
+"""A busy reader does not stall everyone: while another process holds a read transaction on
 ``metadata.sqlite``, ``purge_user`` waits a bounded time for its checkpoint without the write lock, reports what is
 left, and ``reconcile()`` finishes it once the reader is gone."""
 

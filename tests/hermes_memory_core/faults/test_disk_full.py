@@ -1,4 +1,4 @@
-"""A full disk is an error, not a crash (issue 26.1): on a small tmpfs, opening, creating and writing a store with
+"""A full disk is an error, not a crash: on a small tmpfs, opening, creating and writing a store with
 the disk (nearly) full raises StorageFullError naming the folder; nothing acknowledged is lost, and once space is
 freed the same store opens and takes writes. Each scenario runs in a child process (a bus error would kill it, and
 the test reads its exit status). Needs root (to mount a tmpfs); skipped elsewhere."""

@@ -1,4 +1,4 @@
-"""No leftovers (issue 26.7): the partial folder of an export killed mid-way (it holds the user's rows) is removed
+"""No leftovers: the partial folder of an export killed mid-way (it holds the user's rows) is removed
 by the next export, the next open, or ``purge_user``, which reports it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ctrl-C and exit pass through the library (issue 26.4): a write interrupted between its two stores is
+"""Ctrl-C and exit pass through the library: a write interrupted between its two stores is
 compensated, and the KeyboardInterrupt or SystemExit reaches the caller as it is, not as ConsistencyError."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Long texts are bounded (issue 26.5): a query is embedded on its beginning, a recall of any length answers, the
+"""Long texts are bounded: a query is embedded on its beginning, a recall of any length answers, the
 adapters never fail a turn on a long user message, and ``max_content_chars`` has an upper bound."""
 
 from __future__ import annotations

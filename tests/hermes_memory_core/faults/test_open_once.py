@@ -1,4 +1,4 @@
-"""A new store is opened once (issue 26.8): its first open records the sealing policy instead of re-sealing an
+"""A new store is opened once: its first open records the sealing policy instead of re-sealing an
 empty store and rebuilding its empty vector shard."""
 
 from __future__ import annotations
