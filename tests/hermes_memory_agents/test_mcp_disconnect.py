@@ -60,7 +60,9 @@ async def test_a_client_that_disconnects_logs_one_line(tmp_path: Path) -> None:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             await anyio.sleep(0.3)
-        async with streamablehttp_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _), \
+        token = (tmp_path / "d" / "hermes.mcp-token").read_text().strip()  # the server authenticates its clients
+        async with streamablehttp_client(f"http://127.0.0.1:{port}/mcp",
+                                         headers={"Authorization": f"Bearer {token}"}) as (read, write, _), \
                 ClientSession(read, write) as session:
             await session.initialize()
             assert (await session.call_tool("hermes_memory_search", {"query": "x"})).isError is False
