@@ -17,7 +17,7 @@ import numpy as np
 
 from hermes_memory_core.text.tokenizer import tokenize
 
-__all__ = ["HashingEmbedder"]
+__all__ = ["Clock", "HashingEmbedder"]
 
 
 class HashingEmbedder:
@@ -44,3 +44,13 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+
+class Clock:
+    """A clock a test moves by hand (``clock.now += 7 * 86_400``): pass it as ``MemoryProvider(clock=...)``."""
+
+    def __init__(self, start: float = 1_750_000_000.0) -> None:
+        self.now = float(start)
+
+    def __call__(self) -> float:
+        return self.now

@@ -15,17 +15,11 @@ from hermes_memory_core import MemoryProvider
 from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesChatMessageHistory, HermesMemoryMiddleware, HermesRetriever
 from tests.conftest import make_config
+from tests.fakes import Clock
 from tests.langchain_hermes_memory.scripted import ScriptedChatModel
 
 WEEK = 7 * 86_400
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_750_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(params=["embedded", "server"])

@@ -14,14 +14,7 @@ from hermes_memory_core import MemoryProvider
 from hermes_memory_core.embedding import Embedder
 from llama_index_hermes_memory import HermesMemory
 from tests.conftest import make_config
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_750_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes import Clock
 
 
 @pytest.fixture(params=["embedded", "server"])

@@ -10,17 +10,11 @@ import pytest
 from hermes_memory_core import CONVERSATION_KIND, Caller, MemoryProvider, MemoryType, render_memory_block
 from hermes_memory_core.embedding import Embedder
 from tests.conftest import make_config
+from tests.fakes import Clock
 
 DAY = 86_400
 T0 = 1_750_000_000
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = float(T0)
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(params=["embedded", "server"])
