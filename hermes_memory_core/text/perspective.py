@@ -162,7 +162,20 @@ def _english(text: str) -> str:
     out = _JOINED_AMBIGUOUS.sub(joined_verb, out)
     for pattern, repl in _OBJECT:
         out = pattern.sub(repl, out)
-    return out
+    return _their(out)
+
+
+_THE_USER = re.compile(r"\bthe user\b", re.IGNORECASE)
+_THE_USERS = re.compile(r"\bthe user's\b")
+
+
+def _their(text: str) -> str:
+    """After the first "the user" of a sentence, "the user's" reads "their" ("The user drinks their coffee")."""
+    first = _THE_USER.search(text)
+    if first is None:
+        return text
+    head, tail = text[: first.end()], text[first.end():]
+    return head + _THE_USERS.sub("their", tail)
 
 
 def _chinese(text: str) -> str:

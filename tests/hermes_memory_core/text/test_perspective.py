@@ -15,7 +15,7 @@ from hermes_memory_core.text.perspective import to_third_person
         ("I mostly write Python", "The user mostly writes Python"),
         ("I live in Hangzhou", "The user lives in Hangzhou"),
         ("I live and work in Hangzhou", "The user lives and works in Hangzhou"),
-        ("I prefer tea and my cat hates me", "The user prefers tea and the user's cat hates the user"),
+        ("I prefer tea and my cat hates me", "The user prefers tea and their cat hates the user"),
         ("I usually go to the gym", "The user usually goes to the gym"),
         ("I mostly write Python and avoid Java", "The user mostly writes Python and avoids Java"),
         ("I like tea but hate coffee", "The user likes tea but hates coffee"),
