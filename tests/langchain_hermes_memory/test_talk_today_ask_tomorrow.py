@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from hermes_memory_core import MemoryProvider
 from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesChatMessageHistory, HermesMemoryMiddleware, HermesRetriever
-from tests.conftest import make_config
+from tests.conftest import BACKENDS, make_config
 from tests.fakes import Clock
 from tests.langchain_hermes_memory.scripted import ScriptedChatModel
 
@@ -22,7 +22,7 @@ WEEK = 7 * 86_400
 
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path,
           real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
     """A store opened as a new user opens one (no caller, no LLM), on the real model: recall is about meaning."""

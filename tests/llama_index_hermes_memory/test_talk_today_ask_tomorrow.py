@@ -13,11 +13,11 @@ from llama_index.core.llms import MockLLM
 from hermes_memory_core import MemoryProvider
 from hermes_memory_core.embedding import Embedder
 from llama_index_hermes_memory import HermesMemory
-from tests.conftest import make_config
+from tests.conftest import BACKENDS, make_config
 from tests.fakes import Clock
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path,
           real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
     clock = Clock()

@@ -9,7 +9,7 @@ import pytest
 
 from hermes_memory_core import CONVERSATION_KIND, Caller, MemoryProvider, MemoryType, render_memory_block
 from hermes_memory_core.embedding import Embedder
-from tests.conftest import make_config
+from tests.conftest import BACKENDS, make_config
 from tests.fakes import Clock
 
 DAY = 86_400
@@ -17,7 +17,7 @@ T0 = 1_750_000_000
 
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
     clock = Clock()
     provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=embedder, clock=clock)

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_memory_core import Caller, MemoryProvider
 from hermes_memory_core.embedding import Embedder
-from tests.conftest import make_config
+from tests.conftest import BACKENDS, make_config
 
 CITIES = [("Beijing", "北京"), ("Shanghai", "上海"), ("Hangzhou", "杭州"), ("Chengdu", "成都"), ("Shenzhen", "深圳"),
           ("Wuhan", "武汉"), ("Nanjing", "南京"), ("Xi'an", "西安"), ("Suzhou", "苏州"), ("Qingdao", "青岛"),
@@ -39,7 +39,7 @@ DISTRACTORS = ["My mother lives in Guangzhou.", "我姐姐住在厦门", "My bir
                "My best friend works as a pilot.", "我爸爸是一名厨师"]
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=BACKENDS)
 def plain(request: pytest.FixtureRequest, tmp_path: Path, real_embedder: Embedder) -> Iterator[MemoryProvider]:
     provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder)
     try:

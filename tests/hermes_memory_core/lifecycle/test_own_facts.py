@@ -11,10 +11,10 @@ import pytest
 from hermes_memory_core import Caller, MemoryProvider, MemoryType, PermissionDeniedError
 from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.lifecycle.classifier import rule_normalize
-from tests.conftest import make_config
+from tests.conftest import BACKENDS, make_config
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=BACKENDS)
 def plain(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
     """A provider opened the way a new user opens one: no caller."""
     provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=embedder)
