@@ -93,7 +93,7 @@ def test_rule_classifier_without_llm(text: str, tier: MemoryType) -> None:
 def test_without_llm_rules_and_normaliser_run(mem: MemoryProvider) -> None:
     res = mem.remember("我平时写 Python 比较多，不太想用 Java", user_id="u")
     assert res.memory_type is MemoryType.LONG_TERM and res.content == "用户平时写 Python 比较多，不太想用 Java"
-    assert rule_normalize("I prefer tea and my cat hates me") == "The user prefers tea and the user's cat hates the user"
+    assert rule_normalize("I prefer tea and my cat hates me") == "The user prefers tea and their cat hates the user"
 
 
 def test_evicted_turns_are_promoted_on_the_sessions_llm(mem: MemoryProvider) -> None:
