@@ -133,10 +133,8 @@ class MemoryProvider(StoreAdministration):
         self._background.resume()
 
     def _undo_said(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
-        for mid in erase_said(self.engine, user_id, session_id, turns):
-            rec = self.engine.metadata.get(mid, include_inactive=True)
-            if rec is not None:
-                erase_memory(self.engine, rec)
+        for rec in erase_said(self.engine, user_id, session_id, turns):
+            erase_memory(self.engine, rec)
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
         return self._sessions.llm_for(user_id, session_id) or self.llm

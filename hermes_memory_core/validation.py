@@ -233,9 +233,13 @@ def check_flag(value: Any, what: str) -> bool:
     return value
 
 
+#: The most hits one search may return.
+MAX_TOP_K = 1000
+
+
 def check_top_k(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
-        raise InvalidInputError(f"top_k must be an int in [1, 1000], got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
+        raise InvalidInputError(f"top_k must be an int in [1, {MAX_TOP_K}], got {value!r}")
     return value
 
 

@@ -34,7 +34,7 @@ from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.trust.injection import conversation_line_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
-from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryType
+from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
            "end_session", "erase_said", "speaker", "user_words"]
@@ -128,16 +128,19 @@ def archive_completed(engine: MemoryEngine, user_id: str, session_id: str) -> in
     return archive_turns(engine, user_id, session_id, turns) if turns else 0
 
 
-def erase_said(engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> list[str]:
-    """The ids of the conversation memories kept from ``turns`` (an undo erases them: the user took them back)."""
+def erase_said(
+    engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]
+) -> list[MemoryRecord]:
+    """The conversation memories kept from ``turns``, active or not (an undo erases them: the user took them back)."""
     found = []
     for turn in turns:
         for index, message in enumerate(turn):
             pieces = len(_pieces(" ".join(message.content.split()))) or 1
             for piece in range(pieces):
-                mid = conversation_id(user_id, session_id, message.turn, index, piece)
-                if engine.metadata.get(mid, include_inactive=True) is not None:
-                    found.append(mid)
+                rec = engine.metadata.get(conversation_id(user_id, session_id, message.turn, index, piece),
+                                          include_inactive=True)
+                if rec is not None:
+                    found.append(rec)
     return found
 
 

@@ -367,8 +367,9 @@ class Searcher:
         k = v.check_top_k(top_k)
         # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
-        hits = self.search(query, user_id=user_id, top_k=2 * k, memory_types=tiers, session_id=session_id,
-                           tags=tags, time_range=time_range, now=now, min_score=_NO_FLOOR, who=who, llm=llm)
+        hits = self.search(query, user_id=user_id, top_k=min(2 * k, v.MAX_TOP_K), memory_types=tiers,
+                           session_id=session_id, tags=tags, time_range=time_range, now=now,
+                           min_score=None if floor is None else _NO_FLOOR, who=who, llm=llm)
         topics = question_topics(query)
         ordered = on_topic_first(hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)

@@ -194,3 +194,10 @@ def test_the_assistants_advice_is_kept_its_injections_are_not(store: tuple[Memor
     assert not any("Ignore all previous" in c for c in said)
     hits = mem.search("painting relax", user_id="u1", top_k=3)
     assert "the assistant said] You should try painting" in render_memory_block(hits)
+
+
+def test_recall_takes_every_top_k_search_takes(store: tuple[MemoryProvider, Clock]) -> None:
+    """recall looks at twice its top_k, never past the most one search may return."""
+    mem, clock = store
+    _talk(mem, clock, "s", CHAT)
+    assert len(mem.recall("bloom filter in front of Redis", user_id="u1", top_k=1000, min_score=-100)) >= 1
