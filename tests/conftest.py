@@ -15,7 +15,7 @@ import pytest
 
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
 from hermes_memory_core.embedding import Embedder, load_embedder
-from tests.fakes import HashingEmbedder
+from tests.fakes import Clock, HashingEmbedder
 
 #: The encryption key of test stores (32 bytes, base64), so bundles restore into other test directories.
 TEST_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
@@ -126,5 +126,18 @@ def real_mem(config: MemoryConfig, real_embedder: Embedder) -> Iterator[MemoryPr
     provider = MemoryProvider(config, embedder=real_embedder, caller=ADMIN)
     try:
         yield provider
+    finally:
+        provider.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def clocked_real_store(request: pytest.FixtureRequest, tmp_path: Path,
+                       real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
+    """A store opened as a new user opens one (no caller, no LLM) on the real model, with a clock the test moves
+    (``clock.now += 7 * 86_400``: a week later), on each metadata backend."""
+    clock = Clock()
+    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder, clock=clock)
+    try:
+        yield provider, clock
     finally:
         provider.close()

@@ -3,18 +3,12 @@ said in one thread — and the facts the user stated — reach the model in a ne
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from hermes_memory_core import MemoryProvider
-from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesChatMessageHistory, HermesMemoryMiddleware, HermesRetriever
-from tests.conftest import BACKENDS, make_config
 from tests.fakes import Clock
 from tests.langchain_hermes_memory.scripted import ScriptedChatModel
 
@@ -22,20 +16,8 @@ WEEK = 7 * 86_400
 
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path,
-          real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
-    """A store opened as a new user opens one (no caller, no LLM), on the real model: recall is about meaning."""
-    clock = Clock()
-    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder, clock=clock)
-    try:
-        yield provider, clock
-    finally:
-        provider.close()
-
-
-def test_middleware_brings_last_weeks_thread_into_a_new_one(store: tuple[MemoryProvider, Clock]) -> None:
-    mem, clock = store
+def test_middleware_brings_last_weeks_thread_into_a_new_one(clocked_real_store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = clocked_real_store
     model = ScriptedChatModel()
     agent = create_agent(model, tools=[], middleware=[HermesMemoryMiddleware(memory=mem)],
                          checkpointer=InMemorySaver())
@@ -60,8 +42,8 @@ def test_middleware_brings_last_weeks_thread_into_a_new_one(store: tuple[MemoryP
     assert not isinstance(model.requests[-1][-1], AIMessage)
 
 
-def test_chat_history_threads_are_remembered_by_the_retriever(store: tuple[MemoryProvider, Clock]) -> None:
-    mem, clock = store
+def test_chat_history_threads_are_remembered_by_the_retriever(clocked_real_store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = clocked_real_store
     history = HermesChatMessageHistory("chat-1", "bob", mem)
     for text, answer in [("My daughter is called Mia.", "Lovely name."),
                          ("I want blue-green deployment with two Kubernetes clusters.", "Rollback gets instant.")]:

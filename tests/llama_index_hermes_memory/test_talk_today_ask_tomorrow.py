@@ -3,33 +3,16 @@ user stated come back in a new session's memory a week later (real model, both m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms import MockLLM
 
 from hermes_memory_core import MemoryProvider
-from hermes_memory_core.embedding import Embedder
 from llama_index_hermes_memory import HermesMemory
-from tests.conftest import BACKENDS, make_config
 from tests.fakes import Clock
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path,
-          real_embedder: Embedder) -> Iterator[tuple[MemoryProvider, Clock]]:
-    clock = Clock()
-    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=real_embedder, clock=clock)
-    try:
-        yield provider, clock
-    finally:
-        provider.close()
-
-
-def test_a_new_sessions_memory_brings_last_weeks_chat_and_facts(store: tuple[MemoryProvider, Clock]) -> None:
-    mem, clock = store
+def test_a_new_sessions_memory_brings_last_weeks_chat_and_facts(clocked_real_store: tuple[MemoryProvider, Clock]) -> None:
+    mem, clock = clocked_real_store
     engine = SimpleChatEngine.from_defaults(llm=MockLLM(max_tokens=4),
                                             memory=HermesMemory.from_defaults(user_id="u1", session_id="mon",
                                                                               memory=mem))
