@@ -218,6 +218,10 @@ class Searcher:
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
         cosines = dict(engine.vectors.search(query_vec, n, vflt))
+        # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
+        # also matched against them as asked
+        spoken = (dict(engine.vectors.search(engine.embedder.embed_query(text), n, vflt))
+                  if about_user != text else {})
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
@@ -231,8 +235,13 @@ class Searcher:
         keyword = engine.metadata.keyword_search(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
         )
-        candidates = {*cosines, *found_by_cross, *(mid for mid, _ in keyword)}
+        candidates = {*cosines, *found_by_cross, *(mid for mid, _ in keyword), *spoken}
         fields = engine.metadata.rank_rows(list(candidates), flt.user_id, now=at)
+        for mid, cosine in spoken.items():
+            if mid in fields and fields[mid].dialogue:
+                cosines[mid] = max(cosine, cosines.get(mid, cosine))
+            elif mid not in cosines and mid not in found_by_cross:
+                candidates.discard(mid)
         confidence: dict[str, float] = {}
         if cal is not None:
             dense_ids = [mid for mid in (*cosines, *found_by_cross) if mid in fields]

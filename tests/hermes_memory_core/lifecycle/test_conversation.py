@@ -201,3 +201,29 @@ def test_recall_takes_every_top_k_search_takes(store: tuple[MemoryProvider, Cloc
     mem, clock = store
     _talk(mem, clock, "s", CHAT)
     assert len(mem.recall("bloom filter in front of Redis", user_id="u1", top_k=1000, min_score=-100)) >= 1
+
+
+TRIP = [
+    ("user", "Hi! I'm planning my trip next week, I'm going to Chengdu to see the pandas."),
+    ("assistant", "That sounds great! Chengdu is lovely in spring."),
+    ("user", "Also my sister Anna just started a job at a bakery in Lyon."),
+    ("assistant", "Congratulations to Anna!"),
+    ("user", "I've been learning to play the ukulele on weekends."),
+    ("assistant", "Nice hobby!"),
+]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("Where am I going next week?", "Chengdu"),
+    ("What instrument am I learning?", "ukulele"),
+    ("Where does my sister work?", "bakery"),
+])
+def test_a_first_person_question_finds_what_the_user_said_a_week_ago(
+    clocked_real_store: tuple[MemoryProvider, Clock], question: str, answer: str
+) -> None:
+    """The user asks as they spoke ("Where am I going…?"); their lines keep their words ("I'm going to…")."""
+    mem, clock = clocked_real_store
+    _talk(mem, clock, "monday", TRIP)
+    clock.now += 7 * DAY
+    hits = mem.recall(question, user_id="u1")
+    assert hits and answer in hits[0].content, [h.content for h in hits]
