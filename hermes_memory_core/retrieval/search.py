@@ -87,6 +87,19 @@ class SearchFilter:
         return KeywordFilter(self.memory_types, self.session_id, self.tags, self.created_from, self.created_to, now)
 
 
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """A search's arguments, validated: the question, the filter, how many hits, when, and the dense floor."""
+
+    text: str
+    flt: SearchFilter
+    k: int
+    at: int
+    as_of: int | None
+    now_given: bool
+    min_score: float | None
+
+
 def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
     """The tiers a caller may read among ``types`` (None: all); only-permanent without permission is an error."""
     if who.read_permanent:
@@ -159,39 +172,51 @@ class Searcher:
 
     def search(
         self,
-        query: Any,
+        query: str,
         *,
-        user_id: Any,
-        top_k: Any = 5,
+        user_id: str,
+        top_k: int = 5,
         memory_types: Iterable[MemoryType | str] | None = None,
-        session_id: Any = None,
+        session_id: str | None = None,
         tags: Iterable[str] | None = None,
-        time_range: Any = None,
-        now: Any = None,
-        min_score: Any = None,
-        as_of: Any = None,
+        time_range: tuple[float | None, float | None] | None = None,
+        now: float | None = None,
+        min_score: float | None = None,
+        as_of: float | None = None,
         who: Caller,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
-        """Validate, then search (see :meth:`MemoryProvider.search`)."""
-        engine = self.engine
-        engine.need_open()
+        """Validate (each argument once, one-line typed errors), then search (see :meth:`MemoryProvider.search`)."""
+        self.engine.need_open()
         text = v.check_text(query, "query")
-        if len(text) > engine.config.max_content_chars:
-            raise InvalidInputError(f"query has {len(text)} characters; the limit (max_content_chars) is "
-                                    f"{engine.config.max_content_chars}")
-        v.check_user_id(user_id)
-        k = v.check_top_k(top_k)
-        flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
+        limit = self.engine.config.max_content_chars
+        if len(text) > limit:
+            raise InvalidInputError(f"query has {len(text)} characters; the limit (max_content_chars) is {limit}")
         floor = None if min_score is None else v.check_score(min_score, "min_score")
+        request = self._request(text, user_id, v.check_top_k(top_k), memory_types, session_id, tags, time_range, now,
+                                floor, as_of, who)
+        return self._execute(request, who, llm)
+
+    def _request(
+        self, text: str, user_id: object, k: int, memory_types: Iterable[MemoryType | str] | None, session_id: object,
+        tags: Iterable[str] | None, time_range: object, now: object, floor: float | None, as_of: object, who: Caller,
+    ) -> _Request:
+        """The rest of a search's arguments validated (``text``, ``k`` and ``floor`` already are)."""
+        engine = self.engine
+        flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
         flt = replace(flt, tags=engine.codec.filter_tags(flt.tags))  # sealed memories carry keyed-hash tags
         at = engine.now(v.check_timestamp(now, "now"))
         then = v.check_timestamp(as_of, "as_of")
-        if not text.strip():
+        return _Request(text, flt, k, at, then, now is not None, floor)
+
+    def _execute(self, request: _Request, who: Caller, llm: LLM | None) -> list[MemoryHit]:
+        """Search validated arguments: as the store stands now, or as it stood at ``as_of``."""
+        r = request
+        if not r.text.strip():
             return []
-        if then is not None:
-            return self.run_as_of(text, flt, k, at if now is not None else then, then, who, llm)
-        return self.run(text, flt, k, at, who, llm, floor)
+        if r.as_of is not None:
+            return self.run_as_of(r.text, r.flt, r.k, r.at if r.now_given else r.as_of, r.as_of, who, llm)
+        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score)
 
     def run_as_of(
         self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
@@ -249,8 +274,8 @@ class Searcher:
             if min_score is not None and max(confidence.values(), default=float("-inf")) < min_score:
                 # nothing stands out densely; a memory kept out of the vector index (permanent_vectors=False) can
                 # only be judged by its keyword match, so such matches stay
-                unvectored = {mid for mid, score in keyword if score > 0 and mid in fields
-                              and not engine.has_vector(MemoryType(fields[mid].memory_type))}
+                unvectored = {mid for mid, score in keyword
+                              if mid in fields and self._keyword_only(fields[mid].memory_type, score)}
                 if not unvectored:
                     return []
                 candidates = unvectored
@@ -274,6 +299,11 @@ class Searcher:
         engine.hot.record_use(flt.user_id, [h.record for h in hits])
         engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
+
+    def _keyword_only(self, memory_type: MemoryType | str, keyword_score: float | None) -> bool:
+        """A keyword match on a memory kept out of the vector index (``permanent_vectors=False``): the floor judges
+        dense matches, so such a memory is judged by its keywords alone and passes it."""
+        return (keyword_score or 0.0) > 0 and not self.engine.has_vector(MemoryType(memory_type))
 
     def translation(self, text: str, ql: Language, llm: LLM | None) -> Callable[[], str | None] | None:
         """Start asking the host's model for the question in the other language (``llm_translation``; cached per
@@ -353,38 +383,40 @@ class Searcher:
 
     def recall(
         self,
-        query: Any,
+        query: str,
         *,
-        user_id: Any,
-        top_k: Any = 5,
-        session_id: Any = None,
+        user_id: str,
+        top_k: int = 5,
+        session_id: str | None = None,
         tags: Iterable[str] | None = None,
-        time_range: Any = None,
-        now: Any = None,
-        min_score: Any = None,
+        time_range: tuple[float | None, float | None] | None = None,
+        now: float | None = None,
+        min_score: float | None = None,
         who: Caller,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`); an over-long query is recalled on its
         first ``max_content_chars`` characters (a chat turn never fails on a long message)."""
+        self.engine.need_open()
         query = v.check_text(query, "query")[: self.engine.config.max_content_chars]
+        k = v.check_top_k(top_k)
+        floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
         if not should_recall(query):
+            v.check_user_id(user_id)  # a filler asks nothing of the store, but a bad argument is still an error
             return []
         permanent = needs_permanent(query) and who.read_permanent
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
-        floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
-        k = v.check_top_k(top_k)
         # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
-        hits = self.search(query, user_id=user_id, top_k=min(2 * k, v.MAX_TOP_K), memory_types=tiers,
-                           session_id=session_id, tags=tags, time_range=time_range, now=now,
-                           min_score=None if floor is None else _NO_FLOOR, who=who, llm=llm)
+        request = self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range, now,
+                                None if floor is None else _NO_FLOOR, None, who)
+        hits = self._execute(request, who, llm)
         topics = question_topics(query)
         ordered = on_topic_first(hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)
         if floor is not None and not answered and max((h.confidence for h in hits if h.confidence is not None),
                                                       default=float("-inf")) < floor:
-            unvectored = [h for h in hits if h.keyword_score and not self.engine.has_vector(h.memory_type)]
+            unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
             if not unvectored:
                 return []
             ordered = unvectored
