@@ -49,6 +49,7 @@ from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.swap import recover_swap
 from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
 from hermes_memory_core.text.language import LanguageProfile, language_of
+from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
@@ -390,7 +391,7 @@ class MemoryEngine:
         batch = self.config.embedding_batch_size
         for start in range(0, len(records), batch):
             chunk = records[start : start + batch]
-            vectors = self.embed_documents([r.content for r in chunk])
+            vectors = self.embed_documents([embedding_text(r.content, r.role) for r in chunk])
             try:
                 self._store(chunk, vectors, dialogue)
             except ConsistencyError as exc:
@@ -444,7 +445,7 @@ class MemoryEngine:
         meta = None if metadata is None else dict(metadata)
         if found:
             meta = {**(rec.metadata if meta is None else meta), "pii_redacted": found}
-        vector = self.embed_documents([text])[0] if self.has_vector(rec.memory_type) else None
+        vector = self.embed_documents([embedding_text(text, rec.role)])[0] if self.has_vector(rec.memory_type) else None
         with self.write_lock:
             self.need_open()
             now = max(self.now(), rec.updated_at)

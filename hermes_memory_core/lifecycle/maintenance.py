@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hermes_memory_core.engine import MemoryEngine, payload
 from hermes_memory_core.storage.vectors import VectorPoint
+from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
 
 __all__ = ["disk_bytes", "optimize", "reconcile", "store_stats"]
@@ -44,7 +45,7 @@ def reconcile(engine: MemoryEngine) -> ReconcileReport:
         for start in range(0, len(missing), batch_size):
             chunk = missing[start : start + batch_size]
             recs = [r for r in (engine.metadata.get(mid) for mid in chunk) if r is not None]
-            vecs = engine.embed_documents([r.content for r in recs])
+            vecs = engine.embed_documents([embedding_text(r.content, r.role) for r in recs])
             engine.vectors.upsert([VectorPoint(r.id, vec, payload(r, engine.codec)) for r, vec in zip(recs, vecs, strict=True)])
             report.metadata_orphans_reindexed += len(recs)
         report.keyword_rows_repaired = engine.metadata.repair_keyword_index()

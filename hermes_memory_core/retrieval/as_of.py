@@ -28,6 +28,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.storage.metadata import KeywordFilter, KeywordStats, RankRow
 from hermes_memory_core.storage.vectors import VectorFilter
+from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
 __all__ = ["EMBED_LIMIT", "bm25", "search_as_of"]
@@ -66,7 +67,7 @@ def _past_vectors(engine: MemoryEngine, records: Sequence[MemoryRecord]) -> np.n
     found = {k: v for k in keys if (v := engine.past_vectors.get(k)) is not None}
     todo = [r for r, k in zip(records, keys, strict=True) if k not in found]
     if todo:
-        for rec, vec in zip(todo, engine.embed_documents([r.content for r in todo]), strict=True):
+        for rec, vec in zip(todo, engine.embed_documents([embedding_text(r.content, r.role) for r in todo]), strict=True):
             found[(rec.user_id, rec.id, rec.version)] = vec = np.asarray(vec, dtype=np.float32)
             engine.past_vectors.put((rec.user_id, rec.id, rec.version), vec)
     if not keys:

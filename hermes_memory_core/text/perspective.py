@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_first_person", "is_request", "to_third_person"]
+__all__ = ["embedding_text", "has_first_person", "is_request", "to_third_person"]
 
 # a whitespace-delimited chunk that is not prose: an e-mail address, a URL, a path, a file or domain name, a query
 # string ("me@example.com", "https://me.example.org/my", "/home/me/notes", "my.config", "a=b&c=d")
@@ -203,3 +203,11 @@ def to_third_person(text: str, *, keep_requests: bool = False) -> str:
     pieces.append(_chinese(_english(text[last:])))
     out = "".join(pieces)
     return re.sub(r"(^|[.!?]\s+)the user", lambda m: m.group(1) + "The user", out)
+
+
+def embedding_text(content: str, role: str | None) -> str:
+    """The text a memory's vector is made from: its ``content``; a user's own line of a conversation (``role``
+    ``"user"``) in the third person, as the facts it is searched beside are written and as questions are matched
+    ("我下周要去成都" → "用户下周要去成都"). The stored content keeps the user's words."""
+    return to_third_person(content) if role == "user" else content
+

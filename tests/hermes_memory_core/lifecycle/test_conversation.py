@@ -213,17 +213,32 @@ TRIP = [
 ]
 
 
+TRIP_ZH = [
+    ("user", "我下个月要去青岛参加朋友的婚礼。"),
+    ("assistant", "祝你玩得开心！"),
+    ("user", "我最近周末在学尤克里里。"),
+    ("assistant", "不错的爱好！"),
+]
+
+
 @pytest.mark.parametrize(("question", "answer"), [
     ("Where am I going next week?", "Chengdu"),
     ("What instrument am I learning?", "ukulele"),
     ("Where does my sister work?", "bakery"),
+    ("Where is the user going next week?", "Chengdu"),
+    ("我下个月去哪儿？", "青岛"),
+    ("用户下个月去哪里？", "青岛"),
+    ("我在学什么乐器？", "尤克里里"),
+    ("Where am I going next month?", "青岛"),
 ])
 def test_a_first_person_question_finds_what_the_user_said_a_week_ago(
     clocked_real_store: tuple[MemoryProvider, Clock], question: str, answer: str
 ) -> None:
-    """The user asks as they spoke ("Where am I going…?"); their lines keep their words ("I'm going to…")."""
+    """The user asks as they spoke ("Where am I going…?") or about "the user", in either language; their lines keep
+    their words ("I'm going to…") and are matched both ways."""
     mem, clock = clocked_real_store
     _talk(mem, clock, "monday", TRIP)
+    _talk(mem, clock, "tuesday", TRIP_ZH)
     clock.now += 7 * DAY
     hits = mem.recall(question, user_id="u1")
     assert hits and answer in hits[0].content, [h.content for h in hits]

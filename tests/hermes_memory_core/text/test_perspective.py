@@ -6,7 +6,7 @@ import pytest
 
 from hermes_memory_core import MemoryProvider, MemoryType
 from hermes_memory_core.lifecycle.classifier import rule_normalize
-from hermes_memory_core.text.perspective import to_third_person
+from hermes_memory_core.text.perspective import embedding_text, to_third_person
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,14 @@ def test_remember_without_a_model_stores_grammatical_english(mem: MemoryProvider
     res = mem.remember("I mostly write Python and avoid Java", user_id="u")
     assert res.memory_type is MemoryType.LONG_TERM
     assert mem.get(res.id).content == "The user mostly writes Python and avoids Java"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("content", "role", "embedded"), [
+    ("我下周要去成都看大熊猫。", "user", "用户下周要去成都看大熊猫。"),
+    ("I'm going to Chengdu next week.", "user", "The user is going to Chengdu next week."),
+    ("I'd suggest booking the train early.", "assistant", "I'd suggest booking the train early."),
+    ("The user lives in Hangzhou", None, "The user lives in Hangzhou"),
+])
+def test_a_users_line_is_embedded_as_said_about_the_user(content: str, role: str | None, embedded: str) -> None:
+    """Only the user's own lines change (the stored content never does): the assistant speaks of itself."""
+    assert embedding_text(content, role) == embedded
