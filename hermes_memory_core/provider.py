@@ -522,7 +522,9 @@ class MemoryProvider(StoreAdministration):
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
         ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
-        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result).
+        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). With a
+        host model, the classification answer also says whether the content is an instruction addressed to the
+        assistant; a yes is rejected the same way (``action="rejected"``), with no extra model call.
         A permanent write also needs a caller with ``write_permanent``: by default the user themselves
         (:meth:`caller_for`), so a first-person statement about the user is stored as their fact; a caller that may
         not write it gets the fact as a long-term memory instead (``reason`` says so), never nothing.
