@@ -17,7 +17,6 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -411,7 +410,7 @@ class MemoryProvider(StoreAdministration):
         self.engine.need_open()
         who = self._who(caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
-        flt = replace(flt, tags=self.engine.codec.filter_tags(flt.tags))
+        flt = self.engine.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()

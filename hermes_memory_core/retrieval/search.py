@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -184,7 +184,7 @@ class Searcher:
         k = v.check_top_k(top_k)
         flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
         floor = None if min_score is None else v.check_score(min_score, "min_score")
-        flt = replace(flt, tags=engine.codec.filter_tags(flt.tags))  # sealed memories carry keyed-hash tags
+        flt = engine.codec.seal_filter(flt)  # sealed memories carry keyed-hash tags and sealed session ids
         at = engine.now(v.check_timestamp(now, "now"))
         then = v.check_timestamp(as_of, "as_of")
         if not text.strip():
