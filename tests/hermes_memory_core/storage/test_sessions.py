@@ -119,3 +119,23 @@ def test_a_rotated_key_reseals_the_session_ids(tmp_path: Path, embedder: Any) ->
         _works(mem, kept, other)
         _absent(stored_text(mem), "the store after a key rotation")
         assert stored_text(mem) != before
+
+
+def test_a_store_sealed_before_session_ids_were_is_upgraded_at_open(tmp_path: Path, embedder: Any) -> None:
+    """A store written under the previous ``all`` policy (``all/2``: session ids in the clear) gets its ids sealed
+    at the next open, under its key."""
+    import sqlite3
+
+    cfg = make_config(tmp_path / "d", ring_size=3, summarize_turns=1)
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        kept, other = _talk(mem)
+    conn = sqlite3.connect(Path(cfg.data_dir) / "metadata.sqlite")
+    with conn:
+        assert conn.execute("UPDATE memory_meta SET value = 'all/2' WHERE key = 'at_rest'").rowcount == 1
+    conn.close()
+    assert THREAD.encode() in all_bytes(Path(cfg.data_dir))
+    every = cfg.model_copy(update={"encrypt_at_rest": "all"})
+    with MemoryProvider(every, embedder=embedder, caller=ADMIN) as mem:
+        assert mem.engine.metadata.get_meta("at_rest") == "all/3"
+        _works(mem, kept, other)
+    _absent(all_bytes(Path(cfg.data_dir)), "the upgraded files")
