@@ -79,6 +79,7 @@ from hermes_memory_core import (
     MemoryProvider,
     MemoryType,
     memory_lines,
+    prompt_safe_summary,
 )
 
 __all__ = [
@@ -344,7 +345,7 @@ class HermesAgentProvider:
         if memory is None:
             return ""
         memory.flush()
-        summary = memory.session(self.user_id, self.session_id).view().summary.strip()
+        summary = prompt_safe_summary(memory.session(self.user_id, self.session_id).view().summary)
         return f"Running summary of earlier turns (Hermes Memory): {summary}" if summary else ""
 
     def on_memory_write(

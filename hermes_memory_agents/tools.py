@@ -36,7 +36,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory_agents.provenance import own_statement
-from hermes_memory_core import Caller, HermesMemoryError, MemoryHit, MemoryProvider, MemoryType
+from hermes_memory_core import (
+    WITHHELD_NOTE,
+    Caller,
+    HermesMemoryError,
+    MemoryHit,
+    MemoryProvider,
+    MemoryType,
+    prompt_safe,
+)
 
 __all__ = [
     "FORGET",
@@ -193,9 +201,13 @@ def _given(**kwargs: Any) -> dict[str, Any]:
 
 
 def _hit(h: MemoryHit) -> dict[str, Any]:
+    """A search result; a memory the read-time guard withholds shows :data:`WITHHELD_NOTE` as its content and
+    ``"withheld": true`` (its id stays, so it can be forgotten)."""
+    safe = prompt_safe(h)
     return {
         "id": h.id,
-        "content": h.content,
+        "content": h.content if safe else WITHHELD_NOTE,
+        **({} if safe else {"withheld": True}),
         "tier": h.memory_type.value,
         "score": round(h.score, 4),
         "created_at": h.created_at,

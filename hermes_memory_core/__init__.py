@@ -35,8 +35,12 @@ from hermes_memory_core.provider import MemoryProvider
 from hermes_memory_core.rendering import (
     MEMORY_BLOCK_END,
     MEMORY_BLOCK_START,
+    WITHHELD_NOTE,
     memory_line,
     memory_lines,
+    prompt_safe,
+    prompt_safe_hits,
+    prompt_safe_summary,
     render_memory_block,
 )
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
@@ -63,6 +67,7 @@ __all__ = [
     "LLM",
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
+    "WITHHELD_NOTE",
     "BackendUnavailableError",
     "BundleError",
     "CallableLLM",
@@ -113,6 +118,9 @@ __all__ = [
     "memory_line",
     "memory_lines",
     "needs_permanent",
+    "prompt_safe",
+    "prompt_safe_hits",
+    "prompt_safe_summary",
     "render_memory_block",
     "should_recall",
 ]

@@ -65,10 +65,10 @@ _PERMANENT = MemoryType.PERMANENT.value
 
 def payload(rec: MemoryRecord, codec: SealingCodec | None = None) -> dict[str, Any]:
     """The vector point's payload: only what filters need, never content (tags of sealed memories as keyed
-    hashes)."""
+    hashes, session ids as the codec keeps them)."""
     return {
         "user_id": rec.user_id,
-        "session_id": rec.session_id,
+        "session_id": rec.session_id if codec is None else codec.session_key(rec.session_id),
         "memory_type": rec.memory_type.value,
         "created_at": rec.created_at,
         "tags": list(rec.tags) if codec is None else codec.tag_keys(rec.memory_type.value, rec.tags),
@@ -210,10 +210,12 @@ class MemoryEngine:
                 self.refresh_payload_tags(rewrite=True)
 
     def refresh_payload_tags(self, rewrite: bool = False) -> None:
-        """Bring the tags in vector payloads to the codec's current form (after a re-seal or a key rotation)."""
-        tags = {rec.id: self.codec.tag_keys(rec.memory_type.value, rec.tags)
-                for batch in self.metadata.iter_active() for rec in batch}
-        retag_points(self.vectors, tags, rewrite)
+        """Bring the tags and session ids in vector payloads to the codec's current form (after a re-seal or a key
+        rotation)."""
+        records = [rec for batch in self.metadata.iter_active() for rec in batch]
+        tags = {rec.id: self.codec.tag_keys(rec.memory_type.value, rec.tags) for rec in records}
+        sessions = {rec.id: self.codec.session_key(rec.session_id) for rec in records}
+        retag_points(self.vectors, tags, rewrite, sessions)
 
     def ensure_key(self) -> None:
         """Before the first sealed write: create the key (file) and the store's check value if needed."""

@@ -17,7 +17,6 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -411,7 +410,7 @@ class MemoryProvider(StoreAdministration):
         self.engine.need_open()
         who = self._who(caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
-        flt = replace(flt, tags=self.engine.codec.filter_tags(flt.tags))
+        flt = self.engine.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()
@@ -522,7 +521,9 @@ class MemoryProvider(StoreAdministration):
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
         ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
-        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result).
+        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). With a
+        host model, the classification answer also says whether the content is an instruction addressed to the
+        assistant; a yes is rejected the same way (``action="rejected"``), with no extra model call.
         A permanent write also needs a caller with ``write_permanent``: by default the user themselves
         (:meth:`caller_for`), so a first-person statement about the user is stored as their fact; a caller that may
         not write it gets the fact as a long-term memory instead (``reason`` says so), never nothing.

@@ -15,7 +15,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType
+from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType, prompt_safe_hits
 from langchain_hermes_memory.llm import LangChainLLM
 
 __all__ = ["HermesRetriever"]
@@ -88,6 +88,10 @@ class HermesRetriever(BaseRetriever):
     ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), long-term memories,
     and permanent facts only for identity, configuration or compliance questions; ``memory_types`` is then not
     used. Without it every query returns the ``k`` best memories, whatever they are.
+
+    Documents go into prompts, so the core's read-time guard runs on them (``prompt_safe_hits``, as every memory
+    block does): a memory whose text the injection guard reads as an instruction to the assistant — stored by a
+    trusted import, or before the guard knew its shape — is left out.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -165,7 +169,7 @@ class HermesRetriever(BaseRetriever):
         if args.get("memory_types") == []:  # only tiers the caller may not read
             return []
         find = self.memory.recall if self.gate else self.memory.search
-        return [_document(h) for h in find(query, user_id=self.user_id, top_k=k, **args)]
+        return [_document(h) for h in prompt_safe_hits(find(query, user_id=self.user_id, top_k=k, **args))]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -174,4 +178,4 @@ class HermesRetriever(BaseRetriever):
         if args.get("memory_types") == []:
             return []
         find = self.memory.arecall if self.gate else self.memory.asearch
-        return [_document(h) for h in await find(query, user_id=self.user_id, top_k=k, **args)]
+        return [_document(h) for h in prompt_safe_hits(await find(query, user_id=self.user_id, top_k=k, **args))]

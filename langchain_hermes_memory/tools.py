@@ -18,6 +18,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
 from hermes_memory_core import (
+    WITHHELD_NOTE,
     Caller,
     HermesMemoryError,
     InvalidInputError,
@@ -26,6 +27,7 @@ from hermes_memory_core import (
     MemoryType,
     NotFoundError,
     check_memory_write,
+    prompt_safe,
 )
 from langchain_hermes_memory.identity import user_id_of
 from langchain_hermes_memory.llm import LangChainLLM
@@ -64,9 +66,12 @@ class SearchMemoryInput(BaseModel):
 
 
 def _hits_json(hits: list[MemoryHit]) -> str:
+    """The results as JSON; a memory the core's read-time guard withholds (``prompt_safe``) shows
+    ``WITHHELD_NOTE`` as its content and ``"withheld": true`` (its id stays, so it can be deleted)."""
     return json.dumps(
-        [{"id": h.id, "content": h.content, "memory_type": h.memory_type.value, "score": round(h.score, 4),
-          "updated_at": h.updated_at} for h in hits],
+        [{"id": h.id, "content": h.content if prompt_safe(h) else WITHHELD_NOTE, "memory_type": h.memory_type.value,
+          "score": round(h.score, 4), "updated_at": h.updated_at, **({} if prompt_safe(h) else {"withheld": True})}
+         for h in hits],
         ensure_ascii=False,
     )
 

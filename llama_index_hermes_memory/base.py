@@ -9,7 +9,15 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.types import BaseMemory
 
-from hermes_memory_core import Caller, MemoryHit, MemoryProvider, Message, SessionView, render_memory_block
+from hermes_memory_core import (
+    Caller,
+    MemoryHit,
+    MemoryProvider,
+    Message,
+    SessionView,
+    prompt_safe_summary,
+    render_memory_block,
+)
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesMemory", "from_core", "to_core"]
@@ -156,8 +164,9 @@ class HermesMemory(BaseMemory):
         systems = [m.content for m in history if m.role == MessageRole.SYSTEM and m.content]
         turns = [m for m in history if m.role != MessageRole.SYSTEM]
         parts = [p for p in (self.system_prompt, *systems) if p]
-        if view.summary:
-            parts.append(f"{SUMMARY_HEADING}\n{view.summary}")
+        summary = prompt_safe_summary(view.summary)  # the core's read-time guard, as for recalled memories
+        if summary:
+            parts.append(f"{SUMMARY_HEADING}\n{summary}")
         recalled = render_recall(hits)
         if recalled:
             parts.append(recalled)

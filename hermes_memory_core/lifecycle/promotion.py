@@ -41,6 +41,8 @@ __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queue
 #: Finds the host model for a session's background work: ``(user_id, session_id) -> LLM | None``.
 LLMResolver = Callable[[str, str | None], LLM | None]
 
+#: Why a write is refused when the host model's classification says the content addresses the assistant.
+MODEL_REFUSAL = "injection guard (host model): an instruction addressed to the assistant, not a fact"
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
 MAX_ATTEMPTS = 3
 
@@ -58,7 +60,8 @@ class RememberResult:
             the same topic, or one this statement reports a change of, got it as its next version; ``id`` is that
             memory); ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term
             "the user says" memory beside it); ``skipped`` (short-term content without a session) or
-            ``rejected`` (the injection guard refused it; nothing stored).
+            ``rejected`` (the injection guard refused it, or the host model's classification said it is an
+            instruction addressed to the assistant; nothing stored).
         content: What was stored (the normalised sentence for long-term memories), or the memory's content for
             a duplicate.
         parts: When the content held several keyed facts, the result for each (this result is the first's).
@@ -229,6 +232,8 @@ def plan_write(
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
         return _Plan(RememberResult(None, tier, verdict.reason, "rejected"))
+    if decision.to_assistant:  # the host model, in the classification answer: an order to the assistant
+        return _Plan(RememberResult(None, tier, MODEL_REFUSAL, "rejected"))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
     if tier is MemoryType.PERMANENT and not caller.may(user_id, write=True):

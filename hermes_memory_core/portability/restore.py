@@ -195,7 +195,7 @@ def _payloads(conn: Any, codec: SealingCodec) -> dict[str, dict[str, Any]]:
     ).fetchall():
         _meta, sealed = codec.unpack_metadata(memory_id, metadata)
         labels = tuple(sealed) if sealed is not None else tuple(sorted(tags.get(memory_id, ())))
-        rec = MemoryRecord(memory_id, user, session, "", MemoryType(tier), 0.5, 0, int(created), int(created), None,
+        rec = MemoryRecord(memory_id, user, codec.session_of(session), "", MemoryType(tier), 0.5, 0, int(created), int(created), None,
                            int(version), labels, {})
         out[memory_id] = payload(rec, codec)
     return out

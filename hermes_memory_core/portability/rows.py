@@ -176,7 +176,8 @@ def sealed_row_problems(conn: Any, codec: SealingCodec, limit: int = 5) -> list[
     for table, columns in (("session_messages", "content, data"), ("session_summaries", "text"),
                            ("promotion_queue", "content")):
         for user, session, *values in conn.execute(f"SELECT user_id, session_id, {columns} FROM {table}").fetchall():
-            if not all(opens(codec.open_session, user, session, v) for v in values):
+            if not (opens(codec.session_of, session)
+                    and all(opens(codec.open_session, user, codec.session_of(session), v) for v in values)):
                 problems.append(f"a row of {table} does not decrypt under this store's key")
                 break
     return problems[:limit]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -204,7 +204,7 @@ class Searcher:
         """The rest of a search's arguments validated (``text``, ``k`` and ``floor`` already are)."""
         engine = self.engine
         flt = build_filter(user_id, who, engine.config.max_tags, memory_types, session_id, tags, time_range)
-        flt = replace(flt, tags=engine.codec.filter_tags(flt.tags))  # sealed memories carry keyed-hash tags
+        flt = engine.codec.seal_filter(flt)  # sealed memories carry keyed-hash tags and sealed session ids
         at = engine.now(v.check_timestamp(now, "now"))
         then = v.check_timestamp(as_of, "as_of")
         return _Request(text, flt, k, at, then, now is not None, floor)

@@ -2,8 +2,11 @@
 
 It shares the metadata store's database and single writer (SQLite or PostgreSQL: the same ``?`` SQL); every
 method is one transaction. Texts go through the store's codec (``seal_session`` / ``open_session``), which seals
-them with ``encrypt_at_rest="all"`` and keeps them as given otherwise. Which message opens a turn is the caller's decision (``opens_turn``); the store hands
-out turn numbers atomically, so concurrent writers to one session never lose or interleave a turn.
+them with ``encrypt_at_rest="all"`` and keeps them as given otherwise; session ids likewise go through
+``session_key`` (a sealed id, its own lookup key, under ``"all"``) into every row and come back through
+``session_of``, so callers always see the ids they gave. Which message opens a turn is the caller's decision
+(``opens_turn``); the store hands out turn numbers atomically, so concurrent writers to one session never lose or
+interleave a turn.
 """
 
 from __future__ import annotations
@@ -72,16 +75,17 @@ class SessionStore:
         starts a new turn. Returns each message's turn."""
         turns: list[int] = []
         seal = self.db.codec.seal_session
+        key = self._key(session_id)
         with self.db.atomic() as conn:
             conn.execute(
                 "INSERT INTO sessions (user_id, session_id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(user_id, session_id) DO UPDATE SET last_active_at = excluded.last_active_at, "
                 "closed_at = NULL",
-                (user_id, session_id, now, now),
+                (user_id, key, now, now),
             )
             next_turn = int(
                 conn.execute(
-                    "SELECT next_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+                    "SELECT next_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, key)
                 ).fetchone()[0]
             )
             current = next_turn - 1
@@ -92,21 +96,31 @@ class SessionStore:
                 conn.execute(
                     "INSERT INTO session_messages (user_id, session_id, turn, role, content, data, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (user_id, session_id, current, m.role, seal(user_id, session_id, m.content),
+                    (user_id, key, current, m.role, seal(user_id, session_id, m.content),
                      seal(user_id, session_id, json.dumps(m.data, ensure_ascii=False)), m.created_at or now),
                 )
                 turns.append(current)
             conn.execute(
                 "UPDATE sessions SET next_turn = ? WHERE user_id = ? AND session_id = ?",
-                (next_turn, user_id, session_id),
+                (next_turn, user_id, key),
             )
         return turns
+
+    def _key(self, session_id: str) -> str:
+        """What the rows hold for ``session_id`` (see the codec's ``session_key``)."""
+        key = self.db.codec.session_key(session_id)
+        assert key is not None
+        return key
+
+    def _id(self, stored: str | None) -> str | None:
+        """The session id a row holds (the codec's ``session_of``)."""
+        return self.db.codec.session_of(stored)
 
     def turn_count(self, user_id: str, session_id: str) -> int:
         """Number of unsummarised turns in the buffer (no message is read)."""
         row = self.db.reader().execute(
             "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ?",
-            (user_id, session_id),
+            (user_id, self._key(session_id)),
         ).fetchone()
         return int(row[0])
 
@@ -115,7 +129,7 @@ class SessionStore:
         rows = self.db.reader().execute(
             "SELECT role, content, data, created_at, turn FROM session_messages WHERE user_id = ? AND session_id = ? "
             "ORDER BY turn, id",
-            (user_id, session_id),
+            (user_id, self._key(session_id)),
         ).fetchall()
         out: list[list[Message]] = []
         last = None
@@ -133,7 +147,7 @@ class SessionStore:
         rows = self.db.reader().execute(
             "SELECT id, text, first_turn, last_turn, level FROM session_summaries WHERE user_id = ? AND session_id = ? "
             "ORDER BY first_turn, id",
-            (user_id, session_id),
+            (user_id, self._key(session_id)),
         )
         opened = self.db.codec.open_session
         return [SummaryChunk(int(r[0]), opened(user_id, session_id, r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
@@ -157,32 +171,33 @@ class SessionStore:
             return False
         first, last = min(turn_numbers), max(turn_numbers)
         seal = self.db.codec.seal_session
+        key = self._key(session_id)
         with self.db.atomic() as conn:
             present = conn.execute(
                 "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ? "
                 "AND turn BETWEEN ? AND ?",
-                (user_id, session_id, first, last),
+                (user_id, key, first, last),
             ).fetchone()[0]
             if present != len(set(turn_numbers)):
                 return False
             conn.execute(
                 "DELETE FROM session_messages WHERE user_id = ? AND session_id = ? AND turn BETWEEN ? AND ?",
-                (user_id, session_id, first, last),
+                (user_id, key, first, last),
             )
             if summary:
                 conn.execute(
                     "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
                     "VALUES (?, ?, ?, ?, ?, 1, ?)",
-                    (user_id, session_id, seal(user_id, session_id, summary), first, last, now),
+                    (user_id, key, seal(user_id, session_id, summary), first, last, now),
                 )
             conn.executemany(
                 "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
-                [(user_id, session_id, seal(user_id, session_id, text), now) for text in promote if text.strip()],
+                [(user_id, key, seal(user_id, session_id, text), now) for text in promote if text.strip()],
             )
             if archived_through is not None:
                 conn.execute(
                     "UPDATE sessions SET archived_turn = ? WHERE user_id = ? AND session_id = ? AND archived_turn < ?",
-                    (archived_through, user_id, session_id, archived_through),
+                    (archived_through, user_id, key, archived_through),
                 )
         return True
 
@@ -190,7 +205,7 @@ class SessionStore:
     def archived_turn(self, user_id: str, session_id: str) -> int:
         """The last turn of the session kept as conversation memories (and queued for promotion); -1 for none."""
         row = self.db.reader().execute(
-            "SELECT archived_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+            "SELECT archived_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, self._key(session_id))
         ).fetchone()
         return -1 if row is None else int(row[0])
 
@@ -198,15 +213,16 @@ class SessionStore:
         """Move the session's archive mark up to turn ``through`` and queue ``promote`` (the user's words of the
         turns it passes) for promotion, atomically. False (nothing queued) when the mark was already there."""
         seal = self.db.codec.seal_session
+        key = self._key(session_id)
         with self.db.atomic() as conn:
             moved = conn.execute(
                 "UPDATE sessions SET archived_turn = ? WHERE user_id = ? AND session_id = ? AND archived_turn < ?",
-                (through, user_id, session_id, through),
+                (through, user_id, key, through),
             ).rowcount
             if moved:
                 conn.executemany(
                     "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
-                    [(user_id, session_id, seal(user_id, session_id, text), now) for text in promote if text.strip()],
+                    [(user_id, key, seal(user_id, session_id, text), now) for text in promote if text.strip()],
                 )
         return bool(moved)
 
@@ -220,13 +236,13 @@ class SessionStore:
         args: list[Any] = [now - idle_seconds]
         if user_id is not None:
             where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at < ?"
-            args = [user_id, except_session or "", now]
+            args = [user_id, self._key(except_session) if except_session else "", now]
         rows = self.db.reader().execute(
             f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND EXISTS (SELECT 1 FROM "
             "session_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id AND m.turn > s.archived_turn)",
             args,
         )
-        return [(r[0], r[1]) for r in rows]
+        return [(r[0], self._key_to_id(r[1])) for r in rows]
 
     def replace_chunks(
         self, user_id: str, session_id: str, chunk_ids: Sequence[int], text: str, now: int
@@ -234,12 +250,13 @@ class SessionStore:
         """Replace the given summary chunks by one compressed chunk (level 2). False if they changed meanwhile."""
         if not chunk_ids:
             return False
+        key = self._key(session_id)
         with self.db.atomic() as conn:
             marks = ",".join("?" * len(chunk_ids))
             rows = conn.execute(
                 f"SELECT min(first_turn), max(last_turn), count(*) FROM session_summaries "
                 f"WHERE user_id = ? AND session_id = ? AND id IN ({marks})",
-                (user_id, session_id, *chunk_ids),
+                (user_id, key, *chunk_ids),
             ).fetchone()
             if rows[2] != len(chunk_ids):
                 return False
@@ -247,14 +264,15 @@ class SessionStore:
             conn.execute(
                 "INSERT INTO session_summaries (user_id, session_id, text, first_turn, last_turn, level, created_at) "
                 "VALUES (?, ?, ?, ?, ?, 2, ?)",
-                (user_id, session_id, self.db.codec.seal_session(user_id, session_id, text), rows[0], rows[1], now),
+                (user_id, key, self.db.codec.seal_session(user_id, session_id, text), rows[0], rows[1], now),
             )
         return True
 
     def clear(self, user_id: str, session_id: str) -> None:
+        key = self._key(session_id)
         with self.db.atomic() as conn:
             for table in ("session_messages", "session_summaries", "promotion_queue"):
-                conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", (user_id, session_id))
+                conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", (user_id, key))
 
     def overflowing(self, ring_size: int) -> list[tuple[str, str]]:
         rows = self.db.reader().execute(
@@ -262,7 +280,7 @@ class SessionStore:
             "HAVING count(DISTINCT turn) > ?",
             (ring_size,),
         )
-        return [(r[0], r[1]) for r in rows]
+        return [(r[0], self._key_to_id(r[1])) for r in rows]
 
     def queued(self, limit: int = 64) -> list[QueuedContent]:
         """The oldest entries of the promotion queue."""
@@ -270,7 +288,11 @@ class SessionStore:
             "SELECT id, user_id, session_id, content, attempts FROM promotion_queue ORDER BY id LIMIT ?", (limit,)
         )
         opened = self.db.codec.open_session
-        return [QueuedContent(int(r[0]), r[1], r[2], opened(r[1], r[2], r[3]), int(r[4])) for r in rows]
+        out = []
+        for row_id, user, stored, content, attempts in rows:
+            session = self._id(stored)
+            out.append(QueuedContent(int(row_id), user, session, opened(user, session, content), int(attempts)))
+        return out
 
     def dequeue(self, ids: Sequence[int]) -> None:
         with self.db.atomic() as conn:
@@ -284,7 +306,7 @@ class SessionStore:
     def close_session(self, user_id: str, session_id: str, now: int) -> None:
         with self.db.atomic() as conn:
             conn.execute(
-                "UPDATE sessions SET closed_at = ? WHERE user_id = ? AND session_id = ?", (now, user_id, session_id)
+                "UPDATE sessions SET closed_at = ? WHERE user_id = ? AND session_id = ?", (now, user_id, self._key(session_id))
             )
 
     def closed_sessions(self, now: int, idle_seconds: int) -> set[tuple[str, str]]:
@@ -292,20 +314,42 @@ class SessionStore:
             "SELECT user_id, session_id FROM sessions WHERE closed_at IS NOT NULL OR last_active_at < ?",
             (now - idle_seconds,),
         )
-        return {(r[0], r[1]) for r in rows}
+        return {(r[0], self._key_to_id(r[1])) for r in rows}
+
+    def _key_to_id(self, stored: str) -> str:
+        session = self._id(stored)
+        assert session is not None
+        return session
 
     def recode(self, old: RowCodec, new: RowCodec) -> int:
-        """Re-seal every session row (messages and their data, summaries, queued promotions) from ``old`` to
-        ``new``, in the open transaction or a new one. Returns how many rows changed."""
+        """Re-seal every session row (messages and their data, summaries, queued promotions) and every session id
+        they hold from ``old`` to ``new``, in the open transaction or a new one. A session whose id changes form
+        gets a new ``sessions`` row first, its rows follow, then the old one goes (no foreign key is ever left
+        dangling). Returns how many rows changed."""
         changed = 0
         with self.db.atomic() as conn:
+            moved: list[tuple[str, str]] = []
+            for user, stored in conn.execute("SELECT user_id, session_id FROM sessions").fetchall():
+                fresh_key = new.session_key(old.session_of(stored))
+                if fresh_key != stored:
+                    conn.execute(
+                        "INSERT INTO sessions (user_id, session_id, created_at, last_active_at, closed_at, next_turn, "
+                        "archived_turn) SELECT user_id, ?, created_at, last_active_at, closed_at, next_turn, archived_turn "
+                        "FROM sessions WHERE user_id = ? AND session_id = ?",
+                        (fresh_key, user, stored),
+                    )
+                    moved.append((user, stored))
             for table, columns in (("session_messages", ("content", "data")), ("session_summaries", ("text",)),
                                    ("promotion_queue", ("content",))):
                 rows = conn.execute(f"SELECT id, user_id, session_id, {', '.join(columns)} FROM {table}").fetchall()
-                for row_id, user, session, *values in rows:
+                for row_id, user, stored, *values in rows:
+                    session = old.session_of(stored)
                     fresh = [new.seal_session(user, session, old.open_session(user, session, v)) for v in values]
                     conn.execute(
-                        f"UPDATE {table} SET {', '.join(c + ' = ?' for c in columns)} WHERE id = ?", (*fresh, row_id)
+                        f"UPDATE {table} SET session_id = ?, {', '.join(c + ' = ?' for c in columns)} WHERE id = ?",
+                        (new.session_key(session), *fresh, row_id),
                     )
                 changed += len(rows)
+            conn.executemany("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", moved)
+            changed += len(moved)
         return changed

@@ -112,25 +112,43 @@ class VectorStore(Protocol):
         """Release files, locks and connections. Idempotent."""
 
 
-def retag_points(store: VectorStore, tags: Mapping[str, Sequence[str]], rewrite: bool = False) -> None:
-    """Set the ``tags`` payload of the points named in ``tags`` (others keep theirs).
+def retag_points(
+    store: VectorStore,
+    tags: Mapping[str, Sequence[str]],
+    rewrite: bool = False,
+    sessions: Mapping[str, str | None] | None = None,
+) -> None:
+    """Set the ``tags`` payload (and with ``sessions`` the ``session_id`` payload) of the points named in ``tags``
+    (others keep theirs).
 
     Args:
         store: An open vector store.
         tags: Point id → its tags.
         rewrite: Rebuild a store that keeps old payloads in its files (one with a ``rewrite`` method, the embedded
-            engine), so no old tag stays on disk; others update in place.
+            engine), so no old tag or session id stays on disk; others update in place.
+        sessions: Point id → its session id as the payload keeps it (a sealed id under ``encrypt_at_rest="all"``).
     """
+    sessions = sessions or {}
+
+    def fields(point_id: str, current: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"tags": list(tags.get(point_id, current.get("tags", [])))}
+        if point_id in sessions:
+            out["session_id"] = sessions[point_id]
+        return out
+
     rebuild = getattr(store, "rewrite", None)
     if rewrite and rebuild is not None:
-        rebuild(lambda p: {**p.payload, "tags": list(tags.get(p.id, p.payload.get("tags", [])))})
+        rebuild(lambda p: {**p.payload, **fields(p.id, p.payload)})
         return
-    groups: dict[tuple[str, ...], list[str]] = {}
+    groups: dict[tuple[tuple[str, ...], bool, str | None], list[str]] = {}
     for batch in store.iter_points(with_vectors=False):
         for p in batch:
             if p.id in tags:
-                groups.setdefault(tuple(tags[p.id]), []).append(p.id)
-    for value, ids in groups.items():
+                groups.setdefault((tuple(tags[p.id]), p.id in sessions, sessions.get(p.id)), []).append(p.id)
+    for (value, has_session, session), ids in groups.items():
+        update: dict[str, Any] = {"tags": list(value)}
+        if has_session:
+            update["session_id"] = session
         for start in range(0, len(ids), 1000):
-            store.set_payload(ids[start : start + 1000], {"tags": list(value)})
+            store.set_payload(ids[start : start + 1000], update)
     store.flush()

@@ -16,22 +16,27 @@ store. Everything a sealed memory says about its user is sealed, not only its co
 
 With ``encrypt_at_rest="all"`` every tier is sealed this way, and so are session buffers (messages and their adapter
 data), running summaries and the promotion queue (bound to their user and session); dialogue memories then lend
-their neighbours keyed-hash context tokens. Without a loaded cipher nothing can be sealed (sealing raises) and
+their neighbours keyed-hash context tokens. **Session ids** (a LangGraph thread id, say) are sealed too, wherever
+they are kept — the session tables, the memory rows and the vector payloads — deterministically
+(:meth:`~hermes_memory_core.trust.encryption.ContentCipher.seal_id`): the sealed id is its own lookup key, so
+"this session's rows" stays one indexed query, and it opens again for display and export
+(:meth:`SealingCodec.session_key` / :meth:`SealingCodec.session_of`). Without a loaded cipher nothing can be sealed (sealing raises) and
 plain rows open as they are.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from hermes_memory_core.errors import ConsistencyError, EncryptionKeyError
 from hermes_memory_core.text.terms import document_terms
 from hermes_memory_core.text.tokenizer import tokenize
-from hermes_memory_core.trust.encryption import ENC_PREFIX, ContentCipher
+from hermes_memory_core.trust.encryption import ENC_PREFIX, SID_PREFIX, ContentCipher
 from hermes_memory_core.validation import RESERVED_METADATA_KEY
 
 if TYPE_CHECKING:
@@ -50,8 +55,27 @@ LOOKUP_KEYS = ("fact_key", "remark")
 _ALL_TIERS = ("short_term", "long_term", "permanent")
 #: Meta key recording the policy a store's rows were sealed under (``<mode>/<fields version>``).
 POLICY_META = "at_rest"
-#: Version of what a mode seals: 1 sealed content only, 2 also metadata, tags, notes, reasons and log details.
+#: Version of what a mode seals: 1 sealed content only, 2 also metadata, tags, notes, reasons and log details, 3
+#: (``all`` only) also session ids.
 _FIELDS_VERSION = 2
+_FIELDS_VERSION_ALL = 3
+#: Associated data of sealed session ids.
+_SESSION_ID = "session-id"
+
+
+class _Filtering(Protocol):
+    """A search filter's fields :meth:`SealingCodec.seal_filter` rewrites (a dataclass)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def tags(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
+
+_Filter = TypeVar("_Filter", bound=_Filtering)
 
 
 def sealed_tiers(mode: str) -> tuple[str, ...]:
@@ -156,6 +180,11 @@ class SealingCodec:
             out += [self._keyed("t", "tag\x00" + tag) for tag in tags]
         return tuple(out)
 
+    def seal_filter(self, flt: _Filter) -> _Filter:
+        """A search filter in the form the rows hold: its tags with their keyed hashes (:meth:`filter_tags`), its
+        session id as stored (:meth:`session_key`)."""
+        return dataclasses.replace(flt, tags=self.filter_tags(flt.tags), session_id=self.session_key(flt.session_id))
+
     def lookup_value(self, memory_type: str, key: str, value: str) -> str:
         """What the metadata column holds for a lookup key's value (a keyed hash for sealed tiers)."""
         if memory_type not in self.sealed_tiers or self.cipher is None:
@@ -171,6 +200,21 @@ class SealingCodec:
 
     def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
         return self._open(stored, f"session#{user_id}#{session_id or ''}")
+
+    def session_key(self, session_id: str | None) -> str | None:
+        """What rows and vector payloads hold for a session id: the deterministically sealed id with
+        ``seal_sessions`` (the same id always seals the same way, so it is the lookup key), else the id."""
+        if session_id is None or not self.seal_sessions:
+            return session_id
+        return self._need("session ids").seal_id(session_id, _SESSION_ID)
+
+    def session_of(self, stored: str | None) -> str | None:
+        """The session id a row or payload holds (the inverse of :meth:`session_key`; plain ids as they are)."""
+        if stored is None or not stored.startswith(SID_PREFIX):
+            return stored
+        if self.cipher is None:
+            raise EncryptionKeyError("this store's session ids are encrypted and no key is loaded")
+        return self.cipher.open_id(stored, _SESSION_ID)
 
     # ------------------------------------------------------------------ keyword index
     def index_tokens(self, memory_type: str, text: str) -> list[str]:
@@ -207,7 +251,7 @@ def reseal_for_policy(
         mode: ``encrypt_at_rest`` now.
         ensure_key: Creates the key if there is none yet (needed when sessions are sealed).
     """
-    wanted = f"{mode}/{_FIELDS_VERSION}"
+    wanted = f"{mode}/{_FIELDS_VERSION_ALL if mode == 'all' else _FIELDS_VERSION}"
     was = metadata.get_meta(POLICY_META) or "permanent/1"
     if was == wanted:
         return False

@@ -25,9 +25,11 @@ from pathlib import Path
 
 from hermes_memory_core.errors import EncryptionKeyError
 
-__all__ = ["ENC_PREFIX", "ContentCipher", "decode_key", "generate_key", "read_key_file", "write_key_file"]
+__all__ = ["ENC_PREFIX", "SID_PREFIX", "ContentCipher", "decode_key", "generate_key", "read_key_file", "write_key_file"]
 
 ENC_PREFIX = "enc:v1:"
+#: Prefix of a deterministically sealed identifier (:meth:`ContentCipher.seal_id`).
+SID_PREFIX = "sid:v1:"
 _CHECK_PLAINTEXT = b"hermes-memory key check v1"
 _CHECK_AAD = b"hermes-memory/key-check"
 
@@ -121,6 +123,34 @@ class ContentCipher:
             raise EncryptionKeyError(
                 "cannot decrypt a permanent memory: the encryption key is wrong, or the data was altered"
             ) from exc
+
+    def seal_id(self, identifier: str, purpose: str) -> str:
+        """``identifier`` sealed deterministically: the same identifier and purpose always give the same value, so
+        a sealed id is its own lookup key (equal ids stay equal, nothing else about them shows), and
+        :meth:`open_id` gives it back for display. AES-256-GCM with a synthetic nonce (an HMAC of the identifier
+        under the token key, as in SIV): a nonce repeats only with its plaintext."""
+        data = identifier.encode("utf-8", "surrogatepass")
+        nonce = hmac.new(self._token_key, purpose.encode("utf-8") + b"\x00" + data, hashlib.sha256).digest()[:12]
+        sealed = self._aead.encrypt(nonce, data, purpose.encode("utf-8"))
+        return SID_PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode("ascii").rstrip("=")
+
+    def open_id(self, sealed: str, purpose: str) -> str:
+        """The identifier of a :meth:`seal_id` value (other values come back as they are).
+
+        Raises:
+            EncryptionKeyError: It was sealed under another key, or altered.
+        """
+        from cryptography.exceptions import InvalidTag
+
+        if not sealed.startswith(SID_PREFIX):
+            return sealed
+        body = sealed[len(SID_PREFIX) :]
+        try:
+            blob = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+            return self._aead.decrypt(blob[:12], blob[12:], purpose.encode("utf-8")).decode("utf-8", "surrogatepass")
+        except (InvalidTag, ValueError, binascii.Error) as exc:
+            raise EncryptionKeyError("cannot open a sealed session id: the encryption key is wrong, or the data was "
+                                     "altered") from exc
 
     @property
     def token_key(self) -> bytes:

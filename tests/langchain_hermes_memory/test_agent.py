@@ -185,3 +185,30 @@ def test_summarizer_for_langchains_summarization_middleware(mem: MemoryProvider)
     assert "Airflow migration by Friday" in summary and "5000 euros" in summary
     assert len(messages) < 2 * len(topics)
     assert asyncio.run(hermes.summarizer().ainvoke([HumanMessage("We decided to use Postgres 16.")])).startswith("We decided")
+
+
+def test_thread_ids_are_sealed_under_encrypt_at_rest_all(tmp_path: Any, embedder: Any) -> None:
+    """A LangGraph thread id is a Hermes session id: with ``encrypt_at_rest="all"`` it is in no file, row or vector
+    payload, and the thread's session still works after a reopen."""
+    from pathlib import Path
+
+    from tests.conftest import ADMIN, make_config
+    from tests.hermes_memory_core.trust.snapshots import all_bytes, stored_text
+
+    thread = "lg-thread-Zanzibar-4711"
+    cfg = make_config(tmp_path / "d", encrypt_at_rest="all", ring_size=3, summarize_turns=1)
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        model = ScriptedChatModel()
+        agent = _agent(mem, model)
+        for i in range(6):
+            model.say(f"reply {i}")
+            agent.invoke({"messages": [HumanMessage(f"I usually drink green tea number {i}")]},
+                         {"configurable": {"thread_id": thread}}, context=Context("dora"))
+        mem.flush()
+        assert thread.encode() not in stored_text(mem)
+    assert b"Zanzibar" not in all_bytes(Path(cfg.data_dir))
+    with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
+        view = mem.session("dora", thread).view()
+        assert view.summary and any("green tea" in m.content for m in view.messages)
+        kept = mem.search("green tea", user_id="dora", session_id=thread, memory_types=["short_term"])
+        assert kept and {h.session_id for h in kept} == {thread}

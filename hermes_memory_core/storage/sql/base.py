@@ -166,7 +166,8 @@ class SQLMetadataStore(KnowledgeRows):
                 "dialogue, lang) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1, 1, ?, ?, ?)",
                 [
                     (
-                        r.id, r.user_id, r.session_id, sealed[r.id], r.memory_type.value, r.id, r.importance,
+                        r.id, r.user_id, codec.session_key(r.session_id), sealed[r.id], r.memory_type.value, r.id,
+                        r.importance,
                         r.created_at, r.updated_at, r.expires_at, packed[r.id], 1 if row.dialogue else 0, row.lang,
                     )
                     for row, r in zip(rows, records, strict=True)
@@ -360,7 +361,7 @@ class SQLMetadataStore(KnowledgeRows):
         return MemoryRecord(
             id=row[0],
             user_id=row[1],
-            session_id=row[2],
+            session_id=self.codec.session_of(row[2]),
             content=self.codec.open(row[0], row[3]),
             memory_type=MemoryType(row[4]),
             importance=float(row[5]),
@@ -426,8 +427,8 @@ class SQLMetadataStore(KnowledgeRows):
         columns = (
             "id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count, dialogue, lang"
         )
-        make = RankRow._make
-        return {row[0]: make(row[1:]) for row in self._owned_rows(columns, ids, user_id, now)}
+        make, session_of = RankRow._make, self.codec.session_of
+        return {row[0]: make((session_of(row[1]), *row[2:])) for row in self._owned_rows(columns, ids, user_id, now)}
 
     def has_language(self, user_id: str, lang: str) -> bool:
         """Whether the user has an active memory in this language (one index probe)."""
@@ -479,7 +480,8 @@ class SQLMetadataStore(KnowledgeRows):
             list(memory_types),
         )
         return [
-            LifecycleRow(r[0], r[1], r[2], r[3], float(r[4]), int(r[5]), None if r[6] is None else int(r[6]),
+            LifecycleRow(r[0], r[1], self.codec.session_of(r[2]), r[3], float(r[4]), int(r[5]),
+                         None if r[6] is None else int(r[6]),
                          None if r[7] is None else int(r[7]))
             for r in rows
         ]

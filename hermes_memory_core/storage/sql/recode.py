@@ -1,8 +1,8 @@
 """Re-sealing the rows of a memory under another :class:`~hermes_memory_core.storage.metadata.RowCodec`.
 
 A key rotation, a change of ``encrypt_at_rest`` and a restore re-seal every trace a memory leaves in the rows:
-its content and versions, the versions' notes, its metadata and tags, its delete reason, its other-language key
-terms and the details of its ``update`` / ``delete`` log rows. The old codec opens what it finds (sealed or plain); the new one seals what its
+its content and versions, the versions' notes, its metadata and tags, its session id, its delete reason, its
+other-language key terms and the details of its ``update`` / ``delete`` log rows. The old codec opens what it finds (sealed or plain); the new one seals what its
 policy says. The keyword index is the caller's to rebuild (it depends on the new codec's tokens).
 """
 
@@ -22,21 +22,23 @@ def recode_rows(conn: Any, memory_types: Sequence[str], old: RowCodec, new: RowC
         return []
     marks = ",".join("?" * len(memory_types))
     rows = conn.execute(
-        f"SELECT id, memory_type, content, metadata, delete_reason, xlang_terms FROM memory_entries "
+        f"SELECT id, memory_type, content, metadata, delete_reason, xlang_terms, session_id FROM memory_entries "
         f"WHERE memory_type IN ({marks})",
         list(memory_types),
     ).fetchall()
-    for memory_id, tier, content, metadata, reason, xlang in rows:
+    for memory_id, tier, content, metadata, reason, xlang, session in rows:
         meta, tags = old.unpack_metadata(memory_id, metadata)
         if tags is None:
             tags = tuple(r[0] for r in conn.execute("SELECT tag FROM memory_tags WHERE memory_id = ?", (memory_id,)))
         conn.execute(
-            "UPDATE memory_entries SET content = ?, metadata = ?, delete_reason = ?, xlang_terms = ? WHERE id = ?",
+            "UPDATE memory_entries SET content = ?, metadata = ?, delete_reason = ?, xlang_terms = ?, session_id = ? "
+            "WHERE id = ?",
             (
                 new.seal(memory_id, tier, old.open(memory_id, content)),
                 new.pack_metadata(memory_id, tier, meta, tags),
                 None if reason is None else new.seal_field(memory_id, tier, "reason", old.open_field(memory_id, "reason", reason)),
                 None if xlang is None else new.seal_field(memory_id, tier, "xlang", old.open_field(memory_id, "xlang", xlang)),
+                new.session_key(old.session_of(session)),
                 memory_id,
             ),
         )
