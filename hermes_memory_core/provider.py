@@ -485,8 +485,9 @@ class MemoryProvider(StoreAdministration):
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
         memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
         permanent facts when the question is about identity, configuration or compliance (and the caller may
-        read them: by default the user themselves, see :meth:`caller_for`). Filters and ``llm`` as in
-        :meth:`search`."""
+        read them: by default the user themselves, see :meth:`caller_for`); never a memory the read-time guard
+        withholds from prompts (:func:`~hermes_memory_core.rendering.prompt_safe`; ``search`` still finds it).
+        Filters and ``llm`` as in :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
                                    who=self.caller_for(user_id, caller), llm=llm or self.llm)

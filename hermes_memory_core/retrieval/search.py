@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
@@ -410,7 +411,13 @@ class Searcher:
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
         request = self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range, now,
                                 None if floor is None else _NO_FLOOR, None, who)
-        hits = self._execute(request, who, llm)
+        found = self._execute(request, who, llm)
+        # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
+        # memory that may be shown (asked once more, for as many again, when it filled the list)
+        hits = prompt_safe_hits(found)
+        if len(hits) < len(found) == request.k < v.MAX_TOP_K:
+            more = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
+            hits = prompt_safe_hits(self._execute(more, who, llm))
         topics = question_topics(query)
         ordered = on_topic_first(hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)
