@@ -4,7 +4,7 @@ Layers, top to bottom (a module imports its own layer or lower ones, never a hig
 
     facade       provider (with administration), cli, the package's __init__
     rooms        short_term, lifecycle, retrieval, portability, rendering
-    engine       engine
+    engine       engine, engine_ops
     services     storage, embedding, trust
     base         text, types, errors, config, validation, llm, tokens, version, async_twins
 
@@ -25,7 +25,7 @@ PACKAGE = "hermes_memory_core"
 LAYERS = {
     "facade": 5, "provider": 5, "administration": 5, "cli": 5,
     "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4,
-    "engine": 3,
+    "engine": 3, "engine_ops": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
     "async_twins": 1,
