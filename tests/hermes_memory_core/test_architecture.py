@@ -191,3 +191,42 @@ def test_the_reach_in_check_sees_every_spelling() -> None:
             if isinstance(n, ast.Attribute) and n.attr in ENGINE_PARTS and _is_engine(n.value)]
     assert len(hits) == 4
 
+
+MAX_PROTOCOL_METHODS = 20
+
+
+def _protocols() -> dict[str, int]:
+    """``module.Class`` → how many methods it declares itself, for every protocol class of the core."""
+    found = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                (isinstance(b, ast.Name) and b.id == "Protocol") or (isinstance(b, ast.Attribute) and b.attr == "Protocol")
+                for b in node.bases
+            ):
+                found[f"{name}.{node.name}"] = sum(isinstance(s, ast.FunctionDef) for s in node.body)
+    return found
+
+
+def test_every_protocol_is_a_contract_a_reader_can_hold() -> None:
+    """No protocol declares more than 20 methods; the metadata store is its roles composed, adding none."""
+    found = _protocols()
+    assert f"{PACKAGE}.storage.metadata.MemoryRecords" in found
+    assert {k: n for k, n in found.items() if n > MAX_PROTOCOL_METHODS} == {}
+    assert found[f"{PACKAGE}.storage.metadata.MetadataStore"] == 0
+
+
+def test_the_metadata_store_is_its_roles() -> None:
+    """Every method of ``MetadataStore`` comes from exactly one role, and every role is one of its bases."""
+    from hermes_memory_core.storage.metadata import ROLES, MetadataStore
+
+    def methods(cls: type) -> set[str]:
+        return {n for n, v in vars(cls).items() if callable(v) and not n.startswith("_")}
+
+    assert set(ROLES) <= set(MetadataStore.__mro__)
+    owners: dict[str, list[str]] = {}
+    for role in ROLES:
+        for method in methods(role):
+            owners.setdefault(method, []).append(role.__name__)
+    assert {m: o for m, o in owners.items() if len(o) > 1} == {}
+    assert all(0 < len(methods(role)) <= MAX_PROTOCOL_METHODS for role in ROLES)
