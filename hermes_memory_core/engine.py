@@ -5,7 +5,8 @@
 - **Writes** go metadata first, then vectors; if the vector write fails, the metadata rows are removed again
   (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored (a
   ``StorageFullError``, ``KeyboardInterrupt`` or ``SystemExit`` passes on as it is, after the same compensation).
-  :meth:`reconcile` repairs whatever a crash between the two left behind.
+  :meth:`~hermes_memory_core.engine_ops.EngineOperations.repair_halves` (``reconcile``) repairs whatever a crash
+  between the two left behind.
 - **Permissions**: reads and writes of permanent memories are checked against the caller and logged.
 - **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
   the engine hands its metadata store; PII is redacted before long-term content is stored.
