@@ -127,7 +127,7 @@ class StoreAdministration:
         """
         self.engine.need_open()
         who = self._who(caller)
-        if not who.read_permanent and self.engine.metadata.counts()["by_type"].get(MemoryType.PERMANENT.value):
+        if not who.read_permanent and self.engine.counts()["by_type"].get(MemoryType.PERMANENT.value):
             raise PermissionDeniedError(f"caller {who.name!r} may not export a store holding permanent memories")
         uid = None if user_id is None else v.check_user_id(user_id)
         with self.engine.write_lock:

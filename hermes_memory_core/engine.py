@@ -5,13 +5,15 @@
 - **Writes** go metadata first, then vectors; if the vector write fails, the metadata rows are removed again
   (compensation) and :class:`~hermes_memory_core.errors.ConsistencyError` says nothing was stored (a
   ``StorageFullError``, ``KeyboardInterrupt`` or ``SystemExit`` passes on as it is, after the same compensation).
-  :meth:`reconcile` repairs whatever a crash between the two left behind.
+  :meth:`~hermes_memory_core.engine_ops.EngineOperations.repair_halves` (``reconcile``) repairs whatever a crash
+  between the two left behind.
 - **Permissions**: reads and writes of permanent memories are checked against the caller and logged.
 - **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
   the engine hands its metadata store; PII is redacted before long-term content is stored.
 - **Access counts** of search hits are buffered and written in batches (:meth:`flush_access`).
 
-The rooms above it (search, sessions, lifecycle, portability) use this class; it imports none of them.
+The rooms above it (search, sessions, lifecycle, portability) use this class and the intent-level operations it
+takes from :class:`~hermes_memory_core.engine_ops.EngineOperations`, not its parts; it imports none of them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 from hermes_memory_core import validation as v
 from hermes_memory_core.config import MemoryConfig
 from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.engine_ops import EngineOperations, payload
 from hermes_memory_core.errors import (
     ConfigError,
     ConsistencyError,
@@ -63,20 +66,7 @@ STORE_FILES = (METADATA_FILE, f"{METADATA_FILE}-wal", f"{METADATA_FILE}-shm", VE
 _PERMANENT = MemoryType.PERMANENT.value
 
 
-def payload(rec: MemoryRecord, codec: SealingCodec | None = None) -> dict[str, Any]:
-    """The vector point's payload: only what filters need, never content (tags of sealed memories as keyed
-    hashes, session ids as the codec keeps them)."""
-    return {
-        "user_id": rec.user_id,
-        "session_id": rec.session_id if codec is None else codec.session_key(rec.session_id),
-        "memory_type": rec.memory_type.value,
-        "created_at": rec.created_at,
-        "tags": list(rec.tags) if codec is None else codec.tag_keys(rec.memory_type.value, rec.tags),
-        "version": rec.version,
-    }
-
-
-class MemoryEngine:
+class MemoryEngine(EngineOperations):
     """One open store (a data directory, or servers).
 
     Args:
@@ -526,12 +516,7 @@ class MemoryEngine:
     def find_fact(self, user_id: str, fact_key: str, tiers: Sequence[MemoryType] = (MemoryType.PERMANENT,)) -> str | None:
         """Id of the user's current memory of these tiers (default: permanent) with this topic key, if any; each tier
         is asked with the key as it stores it (a keyed hash where sealed), in the order given."""
-        for tier in tiers:
-            key = self.codec.lookup_value(tier.value, "fact_key", fact_key)
-            found = self.metadata.find_by_metadata(user_id, "fact_key", key, [tier.value])
-            if found is not None:
-                return found
-        return None
+        return self.find_by_metadata(user_id, "fact_key", fact_key, tiers)
 
     # ------------------------------------------------------------------ access log
     def note_access(self, records: Iterable[MemoryRecord], user_id: str, who: Caller) -> None:

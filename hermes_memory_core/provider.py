@@ -179,7 +179,7 @@ class MemoryProvider(StoreAdministration):
     @property
     def hot_cache(self) -> HotCache:
         """The per-user cache of most-searched records (``hits``/``misses`` counters, ``size()``)."""
-        return self.engine.hot
+        return self.engine.hot  # reach-in: the public hot_cache property hands out the cache itself
 
     @property
     def key_file(self) -> Path | None:
@@ -378,7 +378,7 @@ class MemoryProvider(StoreAdministration):
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self.engine.need_open()
         rec = self.engine.owned(memory_id, user_id, self._who(caller), include_inactive=True)
-        return self.engine.metadata.versions(rec.id)
+        return self.engine.versions(rec.id)
 
     def list_memories(
         self,
@@ -414,11 +414,7 @@ class MemoryProvider(StoreAdministration):
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()
-        records = self.engine.metadata.list_records(flt.user_id, flt.for_rows(now), limit, offset)
-        for rec in records:
-            if rec.memory_type is MemoryType.PERMANENT:
-                self.engine.metadata.log(rec.id, rec.user_id, "permanent_read", now, who.name)
-        return records
+        return self.engine.list_records(flt.user_id, flt.for_rows(now), limit, offset, who, now)
 
     def search(
         self,

@@ -79,14 +79,14 @@ def diagnose(args: argparse.Namespace) -> list[Finding]:
         return found
     with mem:
         found.append(Finding("open", "ok", f"{mem.location} opens; the key opens the permanent tier"))
-        integrity = mem.engine.metadata.integrity_check()
+        integrity = mem.engine.integrity_check()
         found.append(Finding("integrity", "ok" if integrity == "ok" else "fail", f"integrity check: {integrity}",
                              "" if integrity == "ok" else "restore the latest export bundle (hermes-memory restore)"))
         stats = mem.stats().as_dict()
         found.append(Finding("sizes", "ok", f"{stats['total_active']} memories of {len(stats['by_user'])} users "
                              f"({stats['by_type']}), {stats['versions']} versions, "
                              f"{stats['disk_bytes'] / 1024:.0f} KiB on disk"))
-        pending = mem.engine.metadata.pending_erasures()
+        pending = mem.engine.pending_erasures()
         if pending:
             found.append(Finding("background", "warn", f"{len(pending)} interrupted erasure(s)",
                                  "run hermes-memory reconcile to finish them"))

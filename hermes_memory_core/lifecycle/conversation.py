@@ -95,15 +95,12 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
                 if not conversation_line_allowed(piece, role):
                     continue
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
-                if engine.metadata.get(mid, include_inactive=True) is not None:
+                if engine.record(mid, include_inactive=True) is not None:
                     continue  # archived before a crash, or since deleted: either way not again
                 remark = _remark(role, piece)
-                held = engine.metadata.find_by_metadata(
-                    user_id, "remark", engine.codec.lookup_value(MemoryType.SHORT_TERM.value, "remark", remark),
-                    [MemoryType.SHORT_TERM.value])
+                held = engine.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
                 if held is not None:
-                    engine.metadata.note_repeat(held, engine.now(), "conversation")
-                    engine.hot.invalidate(held)
+                    engine.note_repeat(held, "conversation")
                     continue
                 if remark in batch_remarks:
                     continue
@@ -137,8 +134,8 @@ def erase_said(
         for index, message in enumerate(turn):
             pieces = len(_pieces(" ".join(message.content.split()))) or 1
             for piece in range(pieces):
-                rec = engine.metadata.get(conversation_id(user_id, session_id, message.turn, index, piece),
-                                          include_inactive=True)
+                rec = engine.record(conversation_id(user_id, session_id, message.turn, index, piece),
+                                    include_inactive=True)
                 if rec is not None:
                     found.append(rec)
     return found

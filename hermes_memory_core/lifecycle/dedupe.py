@@ -189,8 +189,8 @@ def find_duplicate(
         return None
     terms = engine.codec.query_terms(_search_terms(text))
     flt = KeywordFilter(memory_types=tuple(t.value for t in tiers), now=engine.now())
-    found = engine.metadata.keyword_search(user_id, terms, CANDIDATES, flt, context_weight=0.0)
-    records = engine.metadata.get_many([mid for mid, _ in found], user_id, now=engine.now())
+    found = engine.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
+    records = engine.active_records([mid for mid, _ in found], user_id, now=engine.now())
     same = [
         r for r in records.values()
         if (r.memory_type is not MemoryType.SHORT_TERM or r.session_id == session_id) and same_fact(text, r.content)

@@ -10,7 +10,8 @@ Order, and why it survives a killed process:
 3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
    vectors of past versions and buffered access records forget them.
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
-   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`).
+   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`); steps 2-4
+   are the engine's :meth:`~hermes_memory_core.engine_ops.EngineOperations.erase`.
 5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`). This step runs
    without the engine's write lock, so a reader holding the SQLite file (a backup, a ``sqlite3`` shell) delays
    only the erasure, by a bounded wait: if it still holds the file then, the intent is recorded again and the
@@ -98,20 +99,20 @@ def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | N
     erasure = Erasure("user", user_id)
     with engine.write_lock:
         engine.need_open()
-        engine.metadata.record_erasure(erasure)
+        engine.record_erasure(erasure)
     if drain is not None:
         drain()  # no queued promotion of this user may land after the purge
     _run_purge_hooks(engine, user_id)
     engine.need_open()
     exports = tuple(remove_partial_exports(engine))
-    for other in engine.metadata.pending_erasures():  # what killed processes left, ours last
+    for other in engine.pending_erasures():  # what killed processes left, ours last
         if other != erasure:
             with engine.write_lock:
-                _erase(engine, other)
+                engine.erase(other)
             _settle(engine, other)
     with engine.write_lock:
         engine.need_open()
-        removed = _erase(engine, erasure)
+        removed = engine.erase(erasure)
     left = _settle(engine, erasure)
     return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)
 
@@ -124,8 +125,8 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     erasure = Erasure("memory", rec.user_id, rec.id)
     with engine.write_lock:
         engine.need_open()
-        engine.metadata.record_erasure(erasure)
-        _erase(engine, erasure)
+        engine.record_erasure(erasure)
+        engine.erase(erasure)
     left = _settle(engine, erasure)
     return ErasureReport(rec.user_id, 1, time.perf_counter() - started, left)
 
@@ -135,47 +136,22 @@ def finish_erasures(engine: MemoryEngine) -> int:
     killed exports. Returns how many erasures it finished."""
     remove_partial_exports(engine)
     finished = 0
-    for erasure in engine.metadata.pending_erasures():
+    for erasure in engine.pending_erasures():
         with engine.write_lock:
-            _erase(engine, erasure)
+            engine.erase(erasure)
         finished += not _settle(engine, erasure)
     return finished
-
-
-def _erase(engine: MemoryEngine, erasure: Erasure) -> int:
-    """Steps 2-4 of one erasure (module docstring), under the write lock. Returns memories removed."""
-    if erasure.kind == "user":
-        ids = engine.metadata.erase_user_rows(erasure.user_id)
-        engine.vectors.delete_user(erasure.user_id)
-        engine.hot.drop_user(erasure.user_id)
-        engine.past_vectors.drop(erasure.user_id)
-        engine.discard_access(erasure.user_id)
-        engine.forget_languages(erasure.user_id)
-    else:
-        assert erasure.memory_id is not None
-        ids = [erasure.memory_id]
-        engine.metadata.purge(ids)
-        engine.vectors.delete(ids)
-        engine.hot.invalidate(erasure.memory_id)
-        engine.past_vectors.drop(erasure.user_id, erasure.memory_id)
-        engine.discard_access(erasure.user_id, erasure.memory_id)
-    engine.vectors.flush()
-    engine.vectors.compact_deleted()
-    engine.metadata.erase_residue([erasure.user_id])
-    if erasure.kind == "memory":
-        engine.metadata.log(erasure.memory_id or "", erasure.user_id, "hard_delete", engine.now(), "")
-    return len(ids)
 
 
 def _settle(engine: MemoryEngine, erasure: Erasure) -> str:
     """Step 5, outside the write lock: clear the intent and make the deletes final. Returns what is left ("" for
     nothing): when readers keep the checkpoint from finishing, the intent is recorded again for the next try."""
     with engine.write_lock:
-        engine.metadata.clear_erasure(erasure)
+        engine.clear_erasure(erasure)
     try:
-        engine.metadata.checkpoint()  # waits a bounded time for readers, the write lock free meanwhile
+        engine.make_deletes_final()  # waits a bounded time for readers, the write lock free meanwhile
     except StoreBusyError as exc:
         with engine.write_lock:
-            engine.metadata.record_erasure(erasure)
+            engine.record_erasure(erasure)
         return str(exc)
     return ""

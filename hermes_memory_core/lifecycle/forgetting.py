@@ -56,7 +56,7 @@ def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = Non
     at = engine.now(now)
     report = ForgetReport(dry_run)
     closed = engine.sessions.closed_sessions(at, cfg.session_idle_seconds)
-    for row in engine.metadata.lifecycle_rows(_FORGETTABLE):
+    for row in engine.lifecycle_rows(_FORGETTABLE):
         idle_days = (at - max(row.updated_at, row.last_accessed_at or 0)) / _DAY
         if row.memory_type == MemoryType.SHORT_TERM.value and row.expires_at is None:  # a conversation memory
             if row.importance >= cfg.forget_protect_importance:

@@ -324,15 +324,14 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     duplicate = find_duplicate(engine, item.user_id, item.content, _dedupe_tiers(tier, caller), item.session_id)
     if duplicate is not None:
         engine.require(duplicate, caller, write=False)
-        engine.metadata.note_repeat(duplicate.id, engine.now())
-        engine.hot.invalidate(duplicate.id)
+        engine.note_repeat(duplicate.id)
         return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action="duplicate",
                        content=duplicate.content, reason=f"already remembered ({p.result.reason})")
     if tier is MemoryType.SHORT_TERM:
         return p
     key = (item.metadata or {}).get("fact_key")
     found = engine.find_fact(item.user_id, str(key), (tier,)) if key else None
-    target, how = (engine.metadata.get(found), "superseded") if found else (None, "")
+    target, how = (engine.record(found), "superseded") if found else (None, "")
     if target is None and p.change:
         tiers = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
         target, how = find_change_target(engine, item.user_id, item.content, tiers), "changed"

@@ -106,14 +106,14 @@ def find_change_target(
         return None
     now = engine.now()
     flt = KeywordFilter(memory_types=tuple(t.value for t in tiers), now=now)
-    found = engine.metadata.keyword_search(user_id, engine.codec.query_terms(words), 20, flt, context_weight=0.0)
+    found = engine.keyword_candidates(user_id, engine.codec.query_terms(words), 20, flt, context_weight=0.0)
     mine = topic(text)
     if mine is not None:  # memories of the same family that share no word ("戒了咖啡" / "每天一杯美式")
-        extra = [m for m, _ in engine.metadata.keyword_search(
+        extra = [m for m, _ in engine.keyword_candidates(
             user_id, engine.codec.query_terms(tokenize_query(" ".join(_topic_words(mine)))), 20, flt, context_weight=0.0
         ) if m not in dict(found)]
         found = found + [(m, 0.0) for m in extra]
-    records = engine.metadata.get_many([m for m, _ in found], user_id, now=now)
+    records = engine.active_records([m for m, _ in found], user_id, now=now)
     for mid, _score in found:
         rec = records.get(mid)
         if rec is not None and _same_subject(text, rec.content):

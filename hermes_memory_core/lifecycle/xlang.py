@@ -63,7 +63,7 @@ class TermWriter:
         if engine.closed or not engine.config.llm_translation:
             return 0
         done = 0
-        for rec, lang in engine.metadata.lacking_xlang_terms(XLANG_TIERS, limit=_SWEEP):
+        for rec, lang in engine.lacking_xlang_terms(XLANG_TIERS, limit=_SWEEP):
             if engine.closed:
                 break
             key = (rec.id, rec.version)
@@ -80,6 +80,6 @@ class TermWriter:
             with engine.write_lock:
                 if engine.closed:
                     break
-                if engine.metadata.set_xlang_terms(rec.id, rec.version, "\n".join(terms)):
+                if engine.set_xlang_terms(rec.id, rec.version, "\n".join(terms)):
                     done += 1
         return done

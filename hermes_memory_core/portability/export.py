@@ -122,7 +122,7 @@ def _disk_full(exc: BaseException, folder: object) -> StorageFullError | None:
 
 def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:
     copy = scratch / "store.sqlite"
-    engine.metadata.backup_to(copy)
+    engine.backup_metadata_to(copy)
     with contextlib.closing(sqlite3.connect(f"file:{copy}?mode=ro", uri=True)) as src:
         names = migrations.applied(src)
         deleted = src.execute(
@@ -168,7 +168,7 @@ def _write_vectors(engine: MemoryEngine, staging: Path, carried: set[str]) -> in
     with (staging / "points.jsonl").open("w", encoding="utf-8") as points_fh, (staging / "vectors.raw").open(
         "wb"
     ) as raw_fh:
-        for batch in engine.vectors.iter_points(batch_size=2000, with_vectors=True):
+        for batch in engine.iter_vector_points(batch_size=2000, with_vectors=True):
             for p in batch:
                 if p.id not in carried:
                     continue

@@ -27,7 +27,7 @@ PARTIAL_MARK = ".partial-"
 
 def _recorded(engine: MemoryEngine) -> list[dict[str, object]]:
     try:
-        found = json.loads(engine.metadata.get_meta(PARTIALS_META) or "[]")
+        found = json.loads(engine.get_meta(PARTIALS_META) or "[]")
     except ValueError:
         return []
     if not isinstance(found, list):
@@ -36,7 +36,7 @@ def _recorded(engine: MemoryEngine) -> list[dict[str, object]]:
 
 
 def _save(engine: MemoryEngine, entries: list[dict[str, object]]) -> None:
-    engine.metadata.set_meta(PARTIALS_META, json.dumps(entries, ensure_ascii=False))
+    engine.set_meta(PARTIALS_META, json.dumps(entries, ensure_ascii=False))
 
 
 def note_partial(engine: MemoryEngine, folder: Path) -> None:

@@ -28,7 +28,6 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.storage.metadata import KeywordFilter, KeywordStats, RankRow
 from hermes_memory_core.storage.vectors import VectorFilter
-from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
 __all__ = ["EMBED_LIMIT", "bm25", "search_as_of"]
@@ -61,20 +60,6 @@ def bm25(tokens: Sequence[str], terms: Sequence[str], stats: KeywordStats, conte
     return round(score, 9)
 
 
-def _past_vectors(engine: MemoryEngine, records: Sequence[MemoryRecord]) -> np.ndarray:
-    """Embeddings of past versions: from the engine's cache, the others embedded in one batch and cached."""
-    keys = [(r.user_id, r.id, r.version) for r in records]
-    found = {k: v for k in keys if (v := engine.past_vectors.get(k)) is not None}
-    todo = [r for r, k in zip(records, keys, strict=True) if k not in found]
-    if todo:
-        for rec, vec in zip(todo, engine.embed_documents([embedding_text(r.content, r.role) for r in todo]), strict=True):
-            found[(rec.user_id, rec.id, rec.version)] = vec = np.asarray(vec, dtype=np.float32)
-            engine.past_vectors.put((rec.user_id, rec.id, rec.version), vec)
-    if not keys:
-        return np.zeros((0, engine.config.vector_dim), dtype=np.float32)
-    return np.stack([found[k] for k in keys])
-
-
 def _rank_row(rec: MemoryRecord) -> RankRow:
     return RankRow(rec.session_id, rec.created_at, rec.updated_at, rec.importance, rec.version,
                    rec.memory_type.value, rec.access_count)
@@ -104,21 +89,21 @@ def search_as_of(
     until = as_of if vflt.created_to is None else min(vflt.created_to, as_of)
     vflt = replace(vflt, created_to=until)
     kflt = replace(kflt, created_to=until, now=as_of)
-    past = {r.id: r for r in engine.metadata.records_as_of(user_id, as_of, kflt)}
+    past = {r.id: r for r in engine.records_as_of(user_id, as_of, kflt)}
     query_vec = np.asarray(engine.embedder.embed_query(text), dtype=np.float32)
     qterms = engine.codec.query_terms(terms)
     extra = min(len(past), n)  # changed memories the legs return are set aside: ask for that many more
-    dense = {m: s for m, s in engine.vectors.search(query_vec, n + extra, vflt) if m not in past}
+    dense = {m: s for m, s in engine.dense_candidates(query_vec, n + extra, vflt) if m not in past}
     w = weights.keyword_context_weight
-    keyword = {m: s for m, s in engine.metadata.keyword_search(user_id, qterms, n + extra, kflt, context_weight=w)
+    keyword = {m: s for m, s in engine.keyword_candidates(user_id, qterms, n + extra, kflt, context_weight=w)
                if m not in past}
     if past:
-        stats = engine.metadata.keyword_stats(user_id, qterms, w)
+        stats = engine.keyword_stats(user_id, qterms, w)
         then_kw = {m: bm25(engine.codec.index_tokens(r.memory_type.value, r.content), qterms, stats)
                    for m, r in past.items()}
         keyword.update({m: s for m, s in then_kw.items() if s > 0})
         chosen = sorted(past, key=lambda m: (-then_kw[m], -past[m].updated_at, m))[:EMBED_LIMIT]
-        vecs = _past_vectors(engine, [past[m] for m in chosen])
+        vecs = engine.past_version_vectors([past[m] for m in chosen])
         norms = np.linalg.norm(vecs, axis=1) * max(float(np.linalg.norm(query_vec)), 1e-12)
         sims = (vecs @ query_vec) / np.maximum(norms, 1e-12)
         dense.update({m: float(s) for m, s in zip(chosen, sims, strict=True)})
@@ -128,9 +113,9 @@ def search_as_of(
     for m, s in keyword.items():
         merged.setdefault(m, Candidate(m)).keyword = s
     current = [m for m in merged if m not in past]
-    fields = engine.metadata.rank_rows(current, user_id, now=as_of)
+    fields = engine.rank_rows(current, user_id, now=as_of)
     fields.update({m: _rank_row(past[m]) for m in merged if m in past})
     ranked = rank(list(merged.values()), fields, now, weights, k)
     records: dict[str, MemoryRecord] = {m: past[m] for m in merged if m in past}
-    records.update(engine.metadata.get_many([r.id for r in ranked if r.id not in past], user_id, now=as_of))
+    records.update(engine.active_records([r.id for r in ranked if r.id not in past], user_id, now=as_of))
     return [MemoryHit(records[r.id], r.score, r.relevance, r.dense, r.keyword) for r in ranked if r.id in records]

@@ -243,26 +243,26 @@ class Searcher:
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
-        cosines = dict(engine.vectors.search(query_vec, n, vflt))
+        cosines = dict(engine.dense_candidates(query_vec, n, vflt))
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked
-        spoken = (dict(engine.vectors.search(engine.embedder.embed_query(text), n, vflt))
+        spoken = (dict(engine.dense_candidates(engine.embedder.embed_query(text), n, vflt))
                   if about_user != text else {})
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
             for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
-                found_by_cross.update(mid for mid, _ in engine.vectors.search(vec, n, vflt) if mid not in cosines)
+                found_by_cross.update(mid for mid, _ in engine.dense_candidates(vec, n, vflt) if mid not in cosines)
         tokens = self.keyword_tokens(text, llm, cross)
         if about_user != text:
             tokens = list(dict.fromkeys([*tokens, *query_terms(about_user, cross_language=cross)]))
         terms = engine.codec.query_terms(tokens)
-        keyword = engine.metadata.keyword_search(
+        keyword = engine.keyword_candidates(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
         )
         candidates = {*cosines, *found_by_cross, *(mid for mid, _ in keyword), *spoken}
-        fields = engine.metadata.rank_rows(list(candidates), flt.user_id, now=at)
+        fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
         for mid, cosine in spoken.items():
             if mid in fields and fields[mid].dialogue:
                 cosines[mid] = max(cosine, cosines.get(mid, cosine))
@@ -287,17 +287,14 @@ class Searcher:
             merged[mid].keyword = score
         ranked = rank(list(merged.values()), fields, at, weights, k, query_language=ql if cross else None)
         wanted = [r.id for r in ranked]
-        records = engine.hot.lookup(flt.user_id, wanted, fields)
-        missing = [mid for mid in wanted if mid not in records]
-        if missing:
-            records.update(engine.metadata.get_many(missing, flt.user_id, now=at))
+        records = engine.hit_records(flt.user_id, wanted, fields, at)
         hits = [
             MemoryHit(records[r.id], r.score, r.relevance, cosines.get(r.id), r.keyword, confidence.get(r.id),
                       bool(fields[r.id].dialogue))
             for r in ranked
             if r.id in records
         ]
-        engine.hot.record_use(flt.user_id, [h.record for h in hits])
+        engine.cache_hits(flt.user_id, [h.record for h in hits])
         engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
 
@@ -361,7 +358,7 @@ class Searcher:
             else:
                 fetch.append(mid)
         if fetch:
-            vectors = self.engine.vectors.fetch(fetch)
+            vectors = self.engine.stored_vectors(fetch)
             present = [mid for mid in fetch if mid in vectors]
             if present:
                 langs: list[Language] = [fields[mid].lang or ql for mid in present]

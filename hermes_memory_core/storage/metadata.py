@@ -16,6 +16,11 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_metadata_contract.p
   weighing 1.0 and its conversational context ``context_weight``; scores are rounded to 9 decimals and ties are
   broken by memory id, so equal stores answer in the same order on every backend.
 - Every value reaches the database as a bound parameter; the only names formatted into SQL are our own.
+
+The protocol is split by the roles a store plays (:data:`ROLES`: :class:`Connection`, :class:`MemoryRecords`,
+:class:`VersionHistory`, :class:`KeywordIndex`, :class:`AccessLog`, :class:`LifecycleRows`, :class:`ErasureRows`,
+:class:`Administration`), each with its own contract and its own group of contract tests; :class:`MetadataStore` is
+all of them over one database.
 """
 
 from __future__ import annotations
@@ -30,15 +35,24 @@ from hermes_memory_core.types import MemoryRecord, MemoryVersion
 
 __all__ = [
     "DEFAULT_CONTEXT_WEIGHT",
+    "ROLES",
+    "AccessLog",
     "AccessRecord",
+    "Administration",
+    "Connection",
     "Erasure",
+    "ErasureRows",
     "KeywordFilter",
+    "KeywordIndex",
     "KeywordStats",
     "LifecycleRow",
+    "LifecycleRows",
+    "MemoryRecords",
     "MetadataStore",
     "NewMemory",
     "RankRow",
     "RowCodec",
+    "VersionHistory",
 ]
 
 #: Weight of a memory's conversational context in the keyword leg (tuned on LoCoMo conversations 0-4).
@@ -202,15 +216,14 @@ class Erasure:
     memory_id: str | None = None
 
 
-class MetadataStore(Protocol):
-    """What the engine needs from a metadata backend. See the module docstring for the contract."""
+class Connection(Protocol):
+    """The store as a database: connect, migrate, transactions, checks and key/value meta.
 
-    #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
-    location: str
-    #: The engine's policy for content at rest and keyword tokens (set before the first read or write).
-    codec: RowCodec
+    Contract: :meth:`open` applies pending migrations exactly once however many processes open the store;
+    :meth:`atomic` nests (inner calls are savepoints, an inner failure rolls back only itself); a reader sees
+    committed data only and never waits for a writer.
+    """
 
-    # -- lifecycle
     def open(self) -> None:
         """Connect and apply pending migrations."""
 
@@ -238,9 +251,66 @@ class MetadataStore(Protocol):
     def set_meta(self, key: str, value: str) -> None:
         """Set a meta value (upsert)."""
 
-    # -- writes
+
+class MemoryRecords(Protocol):
+    """Memory rows: write them, move them between tiers, read them back scoped to their owner.
+
+    Contract: one row per UUID; an insert writes version 1, tags, keyword entries and an ``add`` log row in one
+    transaction; reads by user never return another user's row, leave inactive rows out unless asked and hide rows
+    expired at ``now``; a soft-deleted row keeps its history and leaves the keyword index.
+    """
+
     def insert(self, rows: Sequence[NewMemory], note: str = "") -> None:
         """Insert new memories with version 1, tags, keyword entries and an ``add`` log row, in one transaction."""
+
+    def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
+        """Mark a memory inactive and take it out of the keyword index. Returns its user id."""
+
+    def purge(self, ids: Sequence[str]) -> None:
+        """Physically remove rows (compensation of a write whose vector half failed)."""
+
+    def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
+        """Move an active memory to another tier, logged."""
+
+    def note_repeat(self, memory_id: str, now: int, detail: str = "") -> None:
+        """Count one repetition of an active memory (a statement remembered again): ``access_count`` + 1,
+        ``updated_at`` and ``last_accessed_at`` moved to ``now``, an access-log row ``repeat``."""
+
+    def get(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
+        """One memory by id (active only unless asked)."""
+
+    def get_many(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
+        """Active, unexpired rows of one user among ``ids`` (others are silently left out)."""
+
+    def rank_rows(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, RankRow]:
+        """The ranking columns of active, unexpired rows of one user among ``ids``."""
+
+    def list_records(self, user_id: str, flt: KeywordFilter, limit: int = 100, offset: int = 0) -> list[MemoryRecord]:
+        """One user's active memories matching the filter, oldest first (``created_at``, then id)."""
+
+    def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
+        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``,
+        ``value`` as the codec keeps it (:meth:`RowCodec.lookup_value`: a keyed hash for sealed tiers)."""
+
+    def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
+        """Every active memory, in batches ordered by id."""
+
+    def has_language(self, user_id: str, lang: str) -> bool:
+        """Whether the user has an active memory in this language."""
+
+    def missing_languages(self, limit: int = 1000) -> list[tuple[str, str]]:
+        """``(id, plain content)`` of up to ``limit`` memories whose language is not recorded yet."""
+
+    def set_languages(self, langs: Sequence[tuple[str, str]]) -> None:
+        """Record ``(id, lang)`` pairs."""
+
+
+class VersionHistory(Protocol):
+    """The append-only versions of a memory and the store as it stood at a past moment.
+
+    Contract: versions are numbered from 1 and never rewritten; :meth:`revert_version` undoes only the last
+    :meth:`add_version` (compensation); :meth:`records_as_of` answers from the versions current then.
+    """
 
     def add_version(
         self,
@@ -260,28 +330,42 @@ class MetadataStore(Protocol):
     def revert_version(self, memory_id: str, version: int) -> None:
         """Undo :meth:`add_version` (compensation when the vector half of an update failed)."""
 
-    def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
-        """Mark a memory inactive and take it out of the keyword index. Returns its user id."""
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every version of a memory, oldest first."""
 
-    def purge(self, ids: Sequence[str]) -> None:
-        """Physically remove rows (compensation of a write whose vector half failed)."""
+    def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
+        """The user's memories that existed at ``as_of`` and have changed since — updated (a later version became
+        current) or deleted (soft) — as they were then: content, version and ``updated_at`` of the version current
+        at ``as_of``. Filters apply to the rows as they are now; ``flt.now`` hides memories expired by then."""
 
-    def set_tier(self, memory_id: str, memory_type: str, expires_at: int | None, note: str, now: int) -> None:
-        """Move an active memory to another tier, logged."""
 
-    def log(self, memory_id: str, user_id: str, action: str, at: int, detail: str = "") -> None:
-        """One access-log row."""
+class KeywordIndex(Protocol):
+    """The BM25 keyword index over each user's active memories, and its upkeep.
 
-    def record_access(self, entries: Sequence[AccessRecord]) -> None:
-        """Apply buffered accesses: count search hits and log every entry."""
+    Contract: FTS5's BM25 (k1 = 1.2, b = 0.75) over the user's shard, a memory's own tokens weighing 1.0 and its
+    conversational context ``context_weight``; scores rounded to 9 decimals, ties broken by memory id, so both
+    backends answer in the same order; the index follows every write, and upkeep never changes results.
+    """
 
-    def recode(self, memory_types: Sequence[str], codec: RowCodec) -> int:
-        """Re-seal the content (rows and versions) of these tiers under ``codec`` and re-index them, in the open
-        transaction or a new one. :attr:`codec` is left as it was (set it after the commit). Returns how many
-        memories changed."""
+    def keyword_search(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        limit: int,
+        flt: KeywordFilter | None = None,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
+    ) -> list[tuple[str, float]]:
+        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``."""
+
+    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
+        """BM25 statistics of the user's keyword shard for ``terms`` (document frequency over the fields
+        :meth:`keyword_search` matches with this ``context_weight``)."""
 
     def repair_keyword_index(self) -> int:
         """Index active memories missing from the keyword index and drop entries of inactive ones."""
+
+    def optimize_keyword_index(self) -> None:
+        """Compact the keyword index (a maintenance step; results do not change)."""
 
     def set_xlang_terms(self, memory_id: str, version: int, terms: str) -> bool:
         """Store a memory's other-language key terms for ``version`` and re-index it (False: gone or newer)."""
@@ -294,44 +378,29 @@ class MetadataStore(Protocol):
     ) -> list[tuple[MemoryRecord, str | None]]:
         """Active memories of these tiers without other-language key terms, with their language."""
 
-    # -- reads
-    def get(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
-        """One memory by id (active only unless asked)."""
 
-    def get_many(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
-        """Active, unexpired rows of one user among ``ids`` (others are silently left out)."""
+class AccessLog(Protocol):
+    """Who read, wrote, searched or was denied what, and the access counts searches add.
 
-    def rank_rows(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, RankRow]:
-        """The ranking columns of active, unexpired rows of one user among ``ids``."""
+    Contract: rows are appended in order and never changed; searches count on the memory (``access_count``,
+    ``last_accessed_at``), every entry is logged.
+    """
 
-    def keyword_search(
-        self,
-        user_id: str,
-        terms: Sequence[str],
-        limit: int,
-        flt: KeywordFilter | None = None,
-        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
-    ) -> list[tuple[str, float]]:
-        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``."""
+    def log(self, memory_id: str, user_id: str, action: str, at: int, detail: str = "") -> None:
+        """One access-log row."""
 
-    def list_records(self, user_id: str, flt: KeywordFilter, limit: int = 100, offset: int = 0) -> list[MemoryRecord]:
-        """One user's active memories matching the filter, oldest first (``created_at``, then id)."""
+    def record_access(self, entries: Sequence[AccessRecord]) -> None:
+        """Apply buffered accesses: count search hits and log every entry."""
 
-    def has_language(self, user_id: str, lang: str) -> bool:
-        """Whether the user has an active memory in this language."""
+    def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
+        """``(action, at, detail)`` of one memory, in order."""
 
-    def missing_languages(self, limit: int = 1000) -> list[tuple[str, str]]:
-        """``(id, plain content)`` of up to ``limit`` memories whose language is not recorded yet."""
 
-    def set_languages(self, langs: Sequence[tuple[str, str]]) -> None:
-        """Record ``(id, lang)`` pairs."""
+class LifecycleRows(Protocol):
+    """What forgetting and the repair of both halves read: tiers, times, versions, expiry, counts.
 
-    def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
-        """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``,
-        ``value`` as the codec keeps it (:meth:`RowCodec.lookup_value`: a keyed hash for sealed tiers)."""
-
-    def versions(self, memory_id: str) -> list[MemoryVersion]:
-        """Every version of a memory, oldest first."""
+    Contract: read-only views of the active rows; every answer reflects the committed state.
+    """
 
     def lifecycle_rows(self, memory_types: Sequence[str]) -> list[LifecycleRow]:
         """Active memories of these tiers, with what forgetting weighs."""
@@ -342,29 +411,18 @@ class MetadataStore(Protocol):
     def expired_ids(self, now: int) -> list[str]:
         """Active memories whose ``expires_at`` has passed."""
 
-    def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
-        """Every active memory, in batches ordered by id."""
-
     def counts(self) -> dict[str, Any]:
         """``by_type``, ``by_user``, ``versions`` and ``deleted`` counts."""
 
-    def access_log(self, memory_id: str) -> list[tuple[str, int, str]]:
-        """``(action, at, detail)`` of one memory, in order."""
 
-    def note_repeat(self, memory_id: str, now: int, detail: str = "") -> None:
-        """Count one repetition of an active memory (a statement remembered again): ``access_count`` + 1,
-        ``updated_at`` and ``last_accessed_at`` moved to ``now``, an access-log row ``repeat``."""
+class ErasureRows(Protocol):
+    """Complete erasure: durable intents, the rows of a user or a memory, and the rewrite of their bytes.
 
-    def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
-        """The user's memories that existed at ``as_of`` and have changed since — updated (a later version became
-        current) or deleted (soft) — as they were then: content, version and ``updated_at`` of the version current
-        at ``as_of``. Filters apply to the rows as they are now; ``flt.now`` hides memories expired by then."""
+    Contract: an intent is recorded before anything is erased and cleared only after; every step is idempotent,
+    so an erasure a killed process left is finished by running it again; after :meth:`erase_residue` and
+    :meth:`checkpoint` no file of the store keeps a deleted word.
+    """
 
-    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
-        """BM25 statistics of the user's keyword shard for ``terms`` (document frequency over the fields
-        :meth:`keyword_search` matches with this ``context_weight``)."""
-
-    # -- erasure
     def record_erasure(self, erasure: Erasure) -> None:
         """Durably record an erasure before it starts (idempotent)."""
 
@@ -386,9 +444,34 @@ class MetadataStore(Protocol):
         """Make the last deletes final in the files (SQLite: WAL checkpoint and truncate; PostgreSQL: vacuum the
         small bookkeeping table)."""
 
-    # -- maintenance and portability
-    def optimize_keyword_index(self) -> None:
-        """Compact the keyword index (a maintenance step; results do not change)."""
+
+class Administration(Protocol):
+    """Whole-store work: re-seal under another policy or key, and a consistent copy for bundles.
+
+    Contract: :meth:`recode` changes what is at rest, never what is found; :meth:`backup_to` writes a SQLite store
+    with the same answers.
+    """
+
+    def recode(self, memory_types: Sequence[str], codec: RowCodec) -> int:
+        """Re-seal the content (rows and versions) of these tiers under ``codec`` and re-index them, in the open
+        transaction or a new one. :attr:`codec` is left as it was (set it after the commit). Returns how many
+        memories changed."""
 
     def backup_to(self, target: Path) -> None:
         """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""
+
+
+class MetadataStore(Connection, MemoryRecords, VersionHistory, KeywordIndex, AccessLog, LifecycleRows, ErasureRows,
+                    Administration, Protocol):
+    """What the engine needs from a metadata backend: every role above, over one database (see the module docstring
+    for the contract they share)."""
+
+    #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
+    location: str
+    #: The engine's policy for content at rest and keyword tokens (set before the first read or write).
+    codec: RowCodec
+
+
+#: The roles a metadata store plays, each a protocol with its own contract (and contract tests on both backends).
+ROLES: tuple[type, ...] = (Connection, MemoryRecords, VersionHistory, KeywordIndex, AccessLog, LifecycleRows,
+                           ErasureRows, Administration)

@@ -4,11 +4,14 @@ Layers, top to bottom (a module imports its own layer or lower ones, never a hig
 
     facade       provider (with administration), cli, the package's __init__
     rooms        short_term, lifecycle, retrieval, portability, rendering
-    engine       engine
+    engine       engine, engine_ops
     services     storage, embedding, trust
     base         text, types, errors, config, validation, llm, tokens, version, async_twins
 
 Every import counts: module level, inside functions, and under ``TYPE_CHECKING``.
+
+Above the engine, rooms and facade ask it (intent-level operations of ``engine_ops``) instead of reaching into its
+parts; the few reach-ins left say why in a ``# reach-in:`` comment.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ PACKAGE = "hermes_memory_core"
 LAYERS = {
     "facade": 5, "provider": 5, "administration": 5, "cli": 5,
     "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4,
-    "engine": 3,
+    "engine": 3, "engine_ops": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
     "async_twins": 1,
@@ -142,3 +145,88 @@ def test_adapters_use_only_public_names(adapter: str) -> None:
                 assert all(a.name in hermes_memory_core.__all__ for a in node.names), path.name
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith(PACKAGE + ".") for a in node.names), path.name
+
+
+#: The engine's storage parts; outside the engine layer and ``storage/`` they are reached only with a reason.
+ENGINE_PARTS = frozenset({"metadata", "vectors", "hot", "past_vectors"})
+MAX_REACH_INS = 15
+
+
+def _is_engine(node: ast.expr) -> bool:
+    """``engine``, ``eng``, ``self.engine``, ``mem.engine``, ``self._engine`` and the like."""
+    if isinstance(node, ast.Name):
+        return node.id in {"engine", "eng", "_engine"} or node.id.endswith("_engine")
+    return isinstance(node, ast.Attribute) and node.attr in {"engine", "_engine"}
+
+
+def _reach_ins() -> list[tuple[str, int, str]]:
+    """``(module, line, source line)`` of every access to an engine part above the engine layer."""
+    found = []
+    for name, path in MODULES.items():
+        if _layer(name) <= LAYERS["engine"]:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        found.extend((name, node.lineno, lines[node.lineno - 1]) for node in ast.walk(ast.parse("\n".join(lines)))
+                     if isinstance(node, ast.Attribute) and node.attr in ENGINE_PARTS and _is_engine(node.value))
+    return found
+
+
+def test_rooms_ask_the_engine() -> None:
+    """At most a handful of reach-ins into the engine's parts outside the engine and storage, each with a reason
+    (``# reach-in: why`` on its line or the line above)."""
+    found = _reach_ins()
+    assert len(found) <= MAX_REACH_INS, [f"{m}:{n}" for m, n, _ in found]
+    unexplained = []
+    for module, lineno, line in found:
+        above = MODULES[module].read_text(encoding="utf-8").splitlines()[lineno - 2] if lineno > 1 else ""
+        if "# reach-in: " not in line and not above.strip().startswith("# reach-in: "):
+            unexplained.append(f"{module}:{lineno}")
+    assert unexplained == []
+
+
+def test_the_reach_in_check_sees_every_spelling() -> None:
+    """The check finds the spellings a room would use (so a count of zero means none, not a blind check)."""
+    code = "engine.metadata.get(x)\nself.engine.vectors.count()\nmem.engine.hot\neng.past_vectors\nrec.metadata"
+    hits = [n for n in ast.walk(ast.parse(code))
+            if isinstance(n, ast.Attribute) and n.attr in ENGINE_PARTS and _is_engine(n.value)]
+    assert len(hits) == 4
+
+
+MAX_PROTOCOL_METHODS = 20
+
+
+def _protocols() -> dict[str, int]:
+    """``module.Class`` → how many methods it declares itself, for every protocol class of the core."""
+    found = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                (isinstance(b, ast.Name) and b.id == "Protocol") or (isinstance(b, ast.Attribute) and b.attr == "Protocol")
+                for b in node.bases
+            ):
+                found[f"{name}.{node.name}"] = sum(isinstance(s, ast.FunctionDef) for s in node.body)
+    return found
+
+
+def test_every_protocol_is_a_contract_a_reader_can_hold() -> None:
+    """No protocol declares more than 20 methods; the metadata store is its roles composed, adding none."""
+    found = _protocols()
+    assert f"{PACKAGE}.storage.metadata.MemoryRecords" in found
+    assert {k: n for k, n in found.items() if n > MAX_PROTOCOL_METHODS} == {}
+    assert found[f"{PACKAGE}.storage.metadata.MetadataStore"] == 0
+
+
+def test_the_metadata_store_is_its_roles() -> None:
+    """Every method of ``MetadataStore`` comes from exactly one role, and every role is one of its bases."""
+    from hermes_memory_core.storage.metadata import ROLES, MetadataStore
+
+    def methods(cls: type) -> set[str]:
+        return {n for n, v in vars(cls).items() if callable(v) and not n.startswith("_")}
+
+    assert set(ROLES) <= set(MetadataStore.__mro__)
+    owners: dict[str, list[str]] = {}
+    for role in ROLES:
+        for method in methods(role):
+            owners.setdefault(method, []).append(role.__name__)
+    assert {m: o for m, o in owners.items() if len(o) > 1} == {}
+    assert all(0 < len(methods(role)) <= MAX_PROTOCOL_METHODS for role in ROLES)
