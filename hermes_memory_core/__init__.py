@@ -48,12 +48,14 @@ from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 from hermes_memory_core.types import (
     CONVERSATION_KIND,
+    AccessAction,
     MemoryHit,
     MemoryItem,
     MemoryRecord,
     MemoryType,
     MemoryVersion,
     ReconcileReport,
+    RememberAction,
     StoreStats,
 )
 from hermes_memory_core.version import __version__
@@ -63,6 +65,7 @@ __all__ = [
     "LLM",
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
+    "AccessAction",
     "BackendUnavailableError",
     "BundleError",
     "CallableLLM",
@@ -96,6 +99,7 @@ __all__ = [
     "ReconcileReport",
     "RedactionResult",
     "Redactor",
+    "RememberAction",
     "RememberResult",
     "SessionMemory",
     "SessionView",

@@ -42,6 +42,7 @@ from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
 from hermes_memory_core.trust.write_guard import guard_text, guard_texts
 from hermes_memory_core.types import (
+    AccessAction,
     MemoryHit,
     MemoryItem,
     MemoryRecord,
@@ -418,7 +419,7 @@ class MemoryProvider(StoreAdministration):
         records = self.engine.metadata.list_records(flt.user_id, flt.for_rows(now), limit, offset)
         for rec in records:
             if rec.memory_type is MemoryType.PERMANENT:
-                self.engine.metadata.log(rec.id, rec.user_id, "permanent_read", now, who.name)
+                self.engine.metadata.log(rec.id, rec.user_id, AccessAction.PERMANENT_READ, now, who.name)
         return records
 
     def search(

@@ -8,12 +8,14 @@ from typing import Any
 
 __all__ = [
     "CONVERSATION_KIND",
+    "AccessAction",
     "MemoryHit",
     "MemoryItem",
     "MemoryRecord",
     "MemoryType",
     "MemoryVersion",
     "ReconcileReport",
+    "RememberAction",
     "StoreStats",
 ]
 
@@ -24,15 +26,62 @@ __all__ = [
 CONVERSATION_KIND = "conversation"
 
 
-class MemoryType(str, enum.Enum):
+class MemoryType(enum.StrEnum):
     """The three tiers: short-term holds the scene, long-term the profile, permanent the facts."""
 
     SHORT_TERM = "short_term"
     LONG_TERM = "long_term"
     PERMANENT = "permanent"
 
-    def __str__(self) -> str:
-        return self.value
+
+class RememberAction(enum.StrEnum):
+    """What ``remember`` did with a piece of content (``RememberResult.action``). A string enum: it compares equal
+    to, and serialises as, its value.
+
+    Members:
+        ADDED: Stored as a new memory.
+        DUPLICATE: A memory of the user already holds this fact: nothing new is stored; that memory counts the
+            repetition.
+        VERSIONED: A long-term or permanent memory on the same topic (or one this statement reports a change of)
+            got it as its next version.
+        KEPT_APART: It contradicts a fact written with more authority: stored as a long-term "the user says"
+            memory beside it.
+        SKIPPED: Short-term content without a session: nothing stored.
+        REJECTED: The injection guard refused it: nothing stored.
+    """
+
+    ADDED = "added"
+    DUPLICATE = "duplicate"
+    VERSIONED = "versioned"
+    KEPT_APART = "kept_apart"
+    SKIPPED = "skipped"
+    REJECTED = "rejected"
+
+
+class AccessAction(enum.StrEnum):
+    """What one row of a memory's access log records. A string enum stored as its value.
+
+    Members:
+        ADD: The memory was stored.
+        SEARCH: A search returned the memory.
+        PERMANENT_READ: An allowed read of a permanent memory (``detail``: the caller).
+        PERMANENT_WRITE: An allowed write of a permanent memory (``detail``: the caller).
+        PERMANENT_DENIED: A refused read or write of a permanent memory (``detail``: the caller).
+        UPDATE: A new version was written (``detail``: its note).
+        DELETE: A soft delete (``detail``: the reason).
+        REPEAT: A statement the memory already holds was said again.
+        HARD_DELETE: The memory was erased for good.
+    """
+
+    ADD = "add"
+    SEARCH = "search"
+    PERMANENT_READ = "permanent_read"
+    PERMANENT_WRITE = "permanent_write"
+    PERMANENT_DENIED = "permanent_denied"
+    UPDATE = "update"
+    DELETE = "delete"
+    REPEAT = "repeat"
+    HARD_DELETE = "hard_delete"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from hermes_memory_core import (
     MemoryProvider,
     MemoryType,
     NotFoundError,
+    RememberAction,
     check_memory_write,
 )
 from langchain_hermes_memory.identity import user_id_of
@@ -146,10 +147,10 @@ class _MemoryTools:
 
 #: What ``manage_memory(action="create")`` answers, by what ``remember`` did: only a new memory is "created".
 _CREATE_ANSWERS = {
-    "added": "created memory {id}",
-    "duplicate": "memory {id} already holds this; nothing new was stored",
-    "versioned": "updated memory {id}: this is its new version",
-    "kept_apart": "created memory {id}, kept apart from a fact recorded with more authority",
+    RememberAction.ADDED: "created memory {id}",
+    RememberAction.DUPLICATE: "memory {id} already holds this; nothing new was stored",
+    RememberAction.VERSIONED: "updated memory {id}: this is its new version",
+    RememberAction.KEPT_APART: "created memory {id}, kept apart from a fact recorded with more authority",
 }
 
 

@@ -34,7 +34,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import StoreBusyError
 from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
-from hermes_memory_core.types import MemoryRecord
+from hermes_memory_core.types import AccessAction, MemoryRecord
 
 __all__ = ["ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
 
@@ -163,7 +163,7 @@ def _erase(engine: MemoryEngine, erasure: Erasure) -> int:
     engine.vectors.compact_deleted()
     engine.metadata.erase_residue([erasure.user_id])
     if erasure.kind == "memory":
-        engine.metadata.log(erasure.memory_id or "", erasure.user_id, "hard_delete", engine.now(), "")
+        engine.metadata.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, engine.now(), "")
     return len(ids)
 
 

@@ -34,7 +34,7 @@ from hermes_memory_core.llm import LLM
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.trust.injection import check_memory_write, sanitize_summary
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
-from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
 __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queued", "remember", "summarizer_for"]
 
@@ -53,12 +53,13 @@ class RememberResult:
         id: The stored (or newly versioned) memory, or None when nothing was stored.
         memory_type: The tier the content was classified into.
         reason: The classifier's reason.
-        action: ``added``; ``duplicate`` (a memory of the user already holds this fact: nothing new is stored,
-            ``id`` is that memory, which counts the repetition); ``versioned`` (a long-term or permanent memory on
-            the same topic, or one this statement reports a change of, got it as its next version; ``id`` is that
-            memory); ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term
-            "the user says" memory beside it); ``skipped`` (short-term content without a session) or
-            ``rejected`` (the injection guard refused it; nothing stored).
+        action: What was done (:class:`~hermes_memory_core.types.RememberAction`, a string enum): ``added``;
+            ``duplicate`` (a memory of the user already holds this fact: nothing new is stored, ``id`` is that
+            memory, which counts the repetition); ``versioned`` (a long-term or permanent memory on the same topic,
+            or one this statement reports a change of, got it as its next version; ``id`` is that memory);
+            ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term "the user
+            says" memory beside it); ``skipped`` (short-term content without a session) or ``rejected`` (the
+            injection guard refused it; nothing stored).
         content: What was stored (the normalised sentence for long-term memories), or the memory's content for
             a duplicate.
         parts: When the content held several keyed facts, the result for each (this result is the first's).
@@ -67,7 +68,7 @@ class RememberResult:
     id: str | None
     memory_type: MemoryType
     reason: str
-    action: str
+    action: RememberAction
     content: str | None = None
     parts: tuple[RememberResult, ...] = ()
 
@@ -228,7 +229,7 @@ def plan_write(
     reason = decision.reason
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
-        return _Plan(RememberResult(None, tier, verdict.reason, "rejected"))
+        return _Plan(RememberResult(None, tier, verdict.reason, RememberAction.REJECTED))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
     if tier is MemoryType.PERMANENT and not caller.may(user_id, write=True):
@@ -243,18 +244,18 @@ def plan_write(
         tier, reason = MemoryType.LONG_TERM, f"{reason}; a first-person statement asked to be remembered"
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
-            return _Plan(RememberResult(None, tier, reason, "skipped"))
+            return _Plan(RememberResult(None, tier, reason, RememberAction.SKIPPED))
         text = content
     else:
         text = classifier.normalize(content)
         rewritten = check_memory_write(text, source)
         if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
-            return _Plan(RememberResult(None, tier, rewritten.reason, "rejected"))
+            return _Plan(RememberResult(None, tier, rewritten.reason, RememberAction.REJECTED))
         if decision.key:
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta)
-    return _Plan(RememberResult(None, tier, reason, "added", text), item, change=is_change(content),
+    return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item, change=is_change(content),
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source))
 
@@ -321,7 +322,7 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
         engine.require(duplicate, caller, write=False)
         engine.metadata.note_repeat(duplicate.id, engine.now())
         engine.hot.invalidate(duplicate.id)
-        return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action="duplicate",
+        return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action=RememberAction.DUPLICATE,
                        content=duplicate.content, reason=f"already remembered ({p.result.reason})")
     if tier is MemoryType.SHORT_TERM:
         return p
@@ -338,7 +339,7 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
             return _kept_apart(engine, p, target, caller)
         engine.require(target, caller, write=True)
     engine.update(target, item.content, f"{how}: {p.result.reason}")
-    return replace(p.result, id=target.id, memory_type=target.memory_type, action="versioned")
+    return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED)
 
 
 def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:
@@ -347,7 +348,7 @@ def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Call
     meta = {k: v for k, v in (p.item.metadata or {}).items() if k != "fact_key"}
     meta.update({"claim_about": (p.item.metadata or {}).get("fact_key"), "disputes": fact.id})
     reason = f"kept apart: fact {fact.id} was written with more authority ({p.result.reason})"
-    claim = _Plan(RememberResult(None, MemoryType.LONG_TERM, reason, "kept_apart", claim_text(p.item.content)),
+    claim = _Plan(RememberResult(None, MemoryType.LONG_TERM, reason, RememberAction.KEPT_APART, claim_text(p.item.content)),
                   replace(p.item, content=claim_text(p.item.content), memory_type=MemoryType.LONG_TERM,
                           importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta))
     return _settle(engine, claim, caller)
