@@ -98,7 +98,7 @@ def search(
     terms = store.codec.query_terms(toks)  # type: ignore[attr-defined]
     if "memory_types" in flt or "tags" in flt:
         flt = {k: tuple(v) if isinstance(v, list) else v for k, v in flt.items()}  # type: ignore[arg-type]
-    return store.keyword_search(user, terms, limit, KeywordFilter(**flt), context_weight)  # type: ignore[arg-type]
+    return store.keyword_search(user, terms, limit, KeywordFilter(user, **flt), context_weight)  # type: ignore[arg-type]
 
 
 def n(memory_id: str) -> int:
@@ -429,14 +429,14 @@ def test_repeats_versions_as_of_and_spans(store: SQLMetadataStore) -> None:
     store.soft_delete(b.id, "gone", 3_000)
     assert [(v.current_from, v.current_to) for v in store.versions(a.id)] == [(1_000, 2_000), (2_000, None)]
     assert [(v.current_from, v.current_to) for v in store.versions(b.id)] == [(1_000, 2_500), (2_500, 3_000)]
-    then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter())}
+    then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter("u1"))}
     assert then[a.id].content == "The user drinks green tea" and then[a.id].version == 1
     assert then[b.id].content == "The user lives in Berlin" and then[b.id].updated_at == 1_000  # opened from its seal
-    later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter())}
+    later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter("u1"))}
     assert set(later) == {b.id} and later[b.id].content == "The user lives in Lisbon"  # deleted later: existed
-    assert store.records_as_of("u1", 3_000, KeywordFilter()) == []  # a is unchanged since; b was gone
-    assert store.records_as_of("u1", 999, KeywordFilter()) == [] and store.records_as_of("u2", 1_800, KeywordFilter()) == []
-    assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter(memory_types=("long_term",)))} == {a.id}
+    assert store.records_as_of("u1", 3_000, KeywordFilter("u1")) == []  # a is unchanged since; b was gone
+    assert store.records_as_of("u1", 999, KeywordFilter("u1")) == [] and store.records_as_of("u2", 1_800, KeywordFilter("u2")) == []
+    assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter("u1", memory_types=("long_term",)))} == {a.id}
 
 
 def test_keyword_stats_reproduce_the_keyword_leg(store: SQLMetadataStore) -> None:
@@ -447,7 +447,7 @@ def test_keyword_stats_reproduce_the_keyword_leg(store: SQLMetadataStore) -> Non
     for weight in (0.0, 0.2):
         stats = store.keyword_stats("u1", terms, weight)
         assert stats.docs == len(CORPUS) and stats.df["marathon"] == 2
-        for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter(), weight):
+        for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter("u1"), weight):
             doc = store.codec.index_tokens("long_term", CORPUS[n(mid)])  # what indexes it (dictionary terms too)
             assert bm25(doc, terms, stats) == pytest.approx(score, abs=1e-6)
 
