@@ -193,15 +193,9 @@ def _given(**kwargs: Any) -> dict[str, Any]:
 
 
 def _hit(h: MemoryHit) -> dict[str, Any]:
-    return {
-        "id": h.id,
-        "content": h.content,
-        "tier": h.memory_type.value,
-        "score": round(h.score, 4),
-        "created_at": h.created_at,
-        "updated_at": h.updated_at,
-        "tags": list(h.tags),
-    }
+    """A search result as the tools answer it: the core's serialisation, the tier under ``tier``."""
+    fields = h.to_dict(("id", "content", "memory_type", "score", "created_at", "updated_at", "tags"), score_digits=4)
+    return {("tier" if k == "memory_type" else k): v for k, v in fields.items()}
 
 
 def _check(name: str, args: Any) -> dict[str, Any]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "CONVERSATION_KIND",
+    "HIT_FIELDS",
+    "RECORD_FIELDS",
     "AccessAction",
     "MemoryHit",
     "MemoryItem",
@@ -84,6 +87,23 @@ class AccessAction(enum.StrEnum):
     HARD_DELETE = "hard_delete"
 
 
+#: The keys of :meth:`MemoryRecord.to_dict`, in their order.
+RECORD_FIELDS = ("id", "user_id", "session_id", "content", "memory_type", "importance", "access_count", "created_at",
+                 "updated_at", "expires_at", "version", "tags", "metadata")
+#: The keys of :meth:`MemoryHit.to_dict`: the record's, then the scores.
+HIT_FIELDS = (*RECORD_FIELDS, "score", "relevance", "dense_score", "keyword_score", "confidence", "dialogue")
+_SCORES = ("score", "relevance", "dense_score", "keyword_score", "confidence")
+
+
+def _pick(full: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    if fields is None:
+        return full
+    unknown = [f for f in fields if f not in full]
+    if unknown:
+        raise ValueError(f"unknown fields {unknown}; known: {list(full)}")
+    return {f: full[f] for f in fields}
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryRecord:
     """One stored memory as the metadata store holds it (the current version).
@@ -128,6 +148,25 @@ class MemoryRecord:
         """Who said a conversation memory (``user``, ``assistant``); None for other memories."""
         role = self.metadata.get("role") if self.is_conversation else None
         return role if isinstance(role, str) else None
+
+    def to_dict(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
+        """The record as a JSON-ready dict: the tier as its string, tags as a list, a copy of ``metadata``.
+
+        The one serialisation of a memory that every surface (CLI, agent tools, adapters) uses; each picks the keys
+        it shows.
+
+        Args:
+            fields: The keys to return, in this order (any of :data:`RECORD_FIELDS`); None: all of them.
+
+        Raises:
+            ValueError: A key that is not one of :data:`RECORD_FIELDS`.
+        """
+        full = {"id": self.id, "user_id": self.user_id, "session_id": self.session_id, "content": self.content,
+                "memory_type": self.memory_type.value, "importance": self.importance,
+                "access_count": self.access_count, "created_at": self.created_at, "updated_at": self.updated_at,
+                "expires_at": self.expires_at, "version": self.version, "tags": list(self.tags),
+                "metadata": dict(self.metadata)}
+        return _pick(full, fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +238,26 @@ class MemoryHit:
     @property
     def role(self) -> str | None:
         return self.record.role
+
+    def to_dict(self, fields: Sequence[str] | None = None, *, score_digits: int | None = None) -> dict[str, Any]:
+        """The hit as a JSON-ready dict: its record's keys (see :meth:`MemoryRecord.to_dict`), then its scores.
+
+        Args:
+            fields: The keys to return, in this order (any of :data:`HIT_FIELDS`); None: all of them.
+            score_digits: Round the scores to this many decimals (surfaces that show them use 4); None: exact.
+
+        Raises:
+            ValueError: A key that is not one of :data:`HIT_FIELDS`.
+        """
+        full = self.record.to_dict()
+        scores: dict[str, float | None] = {"score": self.score, "relevance": self.relevance,
+                                           "dense_score": self.dense_score, "keyword_score": self.keyword_score,
+                                           "confidence": self.confidence}
+        for name in _SCORES:
+            value = scores[name]
+            full[name] = value if value is None or score_digits is None else round(value, score_digits)
+        full["dialogue"] = self.dialogue
+        return _pick(full, fields)
 
 
 @dataclass(frozen=True, slots=True)

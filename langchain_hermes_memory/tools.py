@@ -66,8 +66,7 @@ class SearchMemoryInput(BaseModel):
 
 def _hits_json(hits: list[MemoryHit]) -> str:
     return json.dumps(
-        [{"id": h.id, "content": h.content, "memory_type": h.memory_type.value, "score": round(h.score, 4),
-          "updated_at": h.updated_at} for h in hits],
+        [h.to_dict(("id", "content", "memory_type", "score", "updated_at"), score_digits=4) for h in hits],
         ensure_ascii=False,
     )
 

@@ -1,4 +1,4 @@
-"""Outcomes are string enums: they compare equal to, print as and serialise as their values, and the access log
+"""One serialisation of records and hits. Outcomes are string enums: they compare equal to, print as and serialise as their values, and the access log
 stores the value (not the member name) on both metadata backends."""
 
 from __future__ import annotations
@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory_core import AccessAction, Caller, MemoryProvider, MemoryType, PermissionDeniedError, RememberAction
+from hermes_memory_core import (
+    AccessAction,
+    Caller,
+    MemoryHit,
+    MemoryProvider,
+    MemoryRecord,
+    MemoryType,
+    PermissionDeniedError,
+    RememberAction,
+)
+from hermes_memory_core.types import HIT_FIELDS, RECORD_FIELDS
 from tests.conftest import BACKENDS, make_config
 from tests.fakes import HashingEmbedder
 
@@ -35,3 +45,24 @@ def test_remember_and_access_log_carry_enum_values(tmp_path: Path, backend: str)
         assert actions == {"add", "permanent_write", "permanent_denied", "permanent_read"}
         assert {AccessAction(a) for a in actions} == {AccessAction.ADD, AccessAction.PERMANENT_WRITE,
                                                       AccessAction.PERMANENT_DENIED, AccessAction.PERMANENT_READ}
+
+
+def _record() -> MemoryRecord:
+    return MemoryRecord("m1", "u", "s", "The user likes tea", MemoryType.LONG_TERM, 0.6, 2, 100, 200, None, 3,
+                        ("drink",), {"source": "explicit"})
+
+
+def test_one_serialisation_of_records_and_hits() -> None:
+    rec = _record()
+    full = rec.to_dict()
+    assert tuple(full) == RECORD_FIELDS and full["memory_type"] == "long_term" and type(full["memory_type"]) is str
+    assert full["tags"] == ["drink"] and full["metadata"] == {"source": "explicit"}
+    full["metadata"]["x"] = 1  # a copy: the record is untouched
+    assert rec.metadata == {"source": "explicit"}
+    hit = MemoryHit(rec, 0.123456, 0.5, dense_score=0.98765, dialogue=True)
+    assert tuple(hit.to_dict()) == HIT_FIELDS
+    shown = hit.to_dict(("score", "id", "dense_score", "keyword_score"), score_digits=4)
+    assert list(shown.items()) == [("score", 0.1235), ("id", "m1"), ("dense_score", 0.9877), ("keyword_score", None)]
+    assert hit.to_dict(("score",))["score"] == 0.123456
+    with pytest.raises(ValueError, match="unknown fields"):
+        rec.to_dict(("id", "score"))
