@@ -1,9 +1,7 @@
-"""Moving memories between tiers: session compaction, promotion of evicted turns, ``remember``.
+"""Moving memories between tiers: promotion of evicted turns, ``remember``.
 
-- **Compaction** (docs/design.md#short-term-buffer-and-summaries): while a session holds more than ``ring_size`` turns, its oldest
-  ``summarize_turns`` turns become a summary of at most ``summary_chunk_chars`` characters, appended to the
-  running summary; their user content goes to the durable promotion queue. When the running summary passes
-  ``summary_max_chars``, its older chunks are compressed again into one tighter chunk.
+- **Compaction** of a session's ring lives with the ring (:mod:`~hermes_memory_core.short_term.compaction`; its
+  names stay importable from here): it queues the user content of the turns it summarises for promotion.
 - **Promotion** (docs/design.md#promotion-and-classification): queued content is classified; long-term content is normalised into one sentence.
 - **One memory per fact** (:mod:`~hermes_memory_core.lifecycle.dedupe`): a statement a memory of the user
   already holds stores nothing new; that memory counts the repetition.
@@ -26,13 +24,12 @@ from hermes_memory_core.lifecycle.classifier import (
     RuleClassifier,
     split_facts,
 )
-from hermes_memory_core.lifecycle.conversation import archive_turns, user_words
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.trust.injection import check_memory_write, sanitize_summary
+from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
+from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
@@ -73,47 +70,9 @@ class RememberResult:
     parts: tuple[RememberResult, ...] = ()
 
 
-def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
-    """The host model's summarizer, or the extractive fallback without one."""
-    return LLMSummarizer(llm, timeout) if llm is not None else ExtractiveSummarizer()
-
-
 def classifier_for(llm: LLM | None, timeout: float) -> Classifier:
     """The host model's classifier, or the rules without one."""
     return LLMClassifier(llm, timeout) if llm is not None else RuleClassifier()
-
-
-def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None) -> int:
-    """Summarise overflowing turns of one session. Returns how many chunks were appended."""
-    cfg = engine.config
-    sessions = engine.sessions
-    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
-    appended = 0
-    while True:
-        turns = sessions.turns(user_id, session_id)
-        if len(turns) <= cfg.ring_size:
-            break
-        oldest = turns[: cfg.summarize_turns]
-        pairs = [(m.role, m.content) for turn in oldest for m in turn]
-        summary = sanitize_summary(summarizer.summarize(pairs, cfg.summary_chunk_chars))  # attacks split by turns
-        if cfg.redact_summaries:
-            summary = engine.redact_text(summary)
-        mark = sessions.archived_turn(user_id, session_id)
-        fresh = [turn for turn in oldest if turn[0].turn > mark]  # turns a session end has not archived yet
-        archive_turns(engine, user_id, session_id, fresh)
-        numbers = [turn[0].turn for turn in oldest]
-        if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
-                                          engine.now(), archived_through=max(numbers) if fresh else None):
-            break
-        appended += 1
-        chunks = sessions.chunks(user_id, session_id)
-        if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
-            older = chunks[:-1]
-            tight = sanitize_summary(summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2))
-            if cfg.redact_summaries:
-                tight = engine.redact_text(tight)
-            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
-    return appended
 
 
 @dataclass(slots=True)

@@ -142,3 +142,14 @@ def test_adapters_use_only_public_names(adapter: str) -> None:
                 assert all(a.name in hermes_memory_core.__all__ for a in node.names), path.name
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith(PACKAGE + ".") for a in node.names), path.name
+
+
+def test_short_term_owns_its_ring() -> None:
+    """The ring and its compaction live in ``short_term``, which asks no other room: the lifecycle hands it what
+    becomes of turns leaving the ring."""
+    room = f"{PACKAGE}.short_term"
+    assert f"{room}.compaction" in MODULES
+    others = {f"{PACKAGE}.{r}" for r, layer in LAYERS.items() if layer == LAYERS["short_term"] and r != "short_term"}
+    reach = sorted(d for m, deps in GRAPH.items() if m.startswith(room) for d in deps
+                   if any(d == o or d.startswith(o + ".") for o in others))
+    assert reach == []
