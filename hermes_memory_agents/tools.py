@@ -268,7 +268,8 @@ class MemoryTools:
     @staticmethod
     def schemas() -> list[dict[str, Any]]:
         """The tool schemas in the OpenAI function format (fresh copies: callers may change them)."""
-        return json.loads(json.dumps(TOOL_SCHEMAS))
+        schemas: list[dict[str, Any]] = json.loads(json.dumps(TOOL_SCHEMAS))
+        return schemas
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> str:
         """Run the tool ``name`` with its JSON arguments. Returns the result or ``{"error": ...}`` as JSON."""

@@ -346,7 +346,7 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-def check_caller(value: Any) -> Any:
+def check_caller(value: T) -> T:
     """A :class:`~hermes_memory_core.trust.permissions.Caller` (checked by shape: the base layer imports no trust)."""
     if not all(hasattr(value, a) for a in ("name", "read_permanent", "write_permanent")) or isinstance(value, type):
         raise InvalidInputError(f"caller must be a Caller, got {type(value).__name__}")

@@ -75,7 +75,7 @@ class _MemoryTools:
     """What the two tools do (sync; the tools' async forms run it in a worker thread)."""
 
     def __init__(self, memory: MemoryProvider, user_id: str | None, caller: Caller | None,
-                 llm: BaseLanguageModel | None, memory_type: MemoryType | None) -> None:
+                 llm: BaseLanguageModel[Any] | None, memory_type: MemoryType | None) -> None:
         self.memory = memory
         self.user_id = None if user_id is None else check_user_id(user_id, "create_memory_tools")
         self.caller = caller
@@ -158,7 +158,7 @@ def create_memory_tools(
     user_id: str | None = None,
     caller: Caller | None = None,
     *,
-    llm: BaseLanguageModel | None = None,
+    llm: BaseLanguageModel[Any] | None = None,
     memory_type: MemoryType | str | None = MemoryType.LONG_TERM,
 ) -> list[BaseTool]:
     """``manage_memory`` and ``search_memory``: LangMem's memory tools, over Hermes Memory.
