@@ -201,19 +201,12 @@ def _given(**kwargs: Any) -> dict[str, Any]:
 
 
 def _hit(h: MemoryHit) -> dict[str, Any]:
-    """A search result; a memory the read-time guard withholds shows :data:`WITHHELD_NOTE` as its content and
-    ``"withheld": true`` (its id stays, so it can be forgotten)."""
-    safe = prompt_safe(h)
-    return {
-        "id": h.id,
-        "content": h.content if safe else WITHHELD_NOTE,
-        **({} if safe else {"withheld": True}),
-        "tier": h.memory_type.value,
-        "score": round(h.score, 4),
-        "created_at": h.created_at,
-        "updated_at": h.updated_at,
-        "tags": list(h.tags),
-    }
+    """A search result as the tools answer it: the core's serialisation, the tier under ``tier``; a memory the
+    read-time guard withholds shows :data:`WITHHELD_NOTE` as its content and ``"withheld": true`` (its id stays, so
+    it can be forgotten)."""
+    fields = h.to_dict(("id", "content", "memory_type", "score", "created_at", "updated_at", "tags"), score_digits=4)
+    out = {("tier" if k == "memory_type" else k): v for k, v in fields.items()}
+    return out if prompt_safe(h) else {**out, "content": WITHHELD_NOTE, "withheld": True}
 
 
 def _check(name: str, args: Any) -> dict[str, Any]:
@@ -286,7 +279,8 @@ class MemoryTools:
     @staticmethod
     def schemas() -> list[dict[str, Any]]:
         """The tool schemas in the OpenAI function format (fresh copies: callers may change them)."""
-        return json.loads(json.dumps(TOOL_SCHEMAS))
+        schemas: list[dict[str, Any]] = json.loads(json.dumps(TOOL_SCHEMAS))
+        return schemas
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> str:
         """Run the tool ``name`` with its JSON arguments. Returns the result or ``{"error": ...}`` as JSON."""

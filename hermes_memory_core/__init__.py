@@ -52,12 +52,14 @@ from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 from hermes_memory_core.types import (
     CONVERSATION_KIND,
+    AccessAction,
     MemoryHit,
     MemoryItem,
     MemoryRecord,
     MemoryType,
     MemoryVersion,
     ReconcileReport,
+    RememberAction,
     StoreStats,
 )
 from hermes_memory_core.version import __version__
@@ -68,6 +70,7 @@ __all__ = [
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
     "WITHHELD_NOTE",
+    "AccessAction",
     "BackendUnavailableError",
     "BundleError",
     "CallableLLM",
@@ -101,6 +104,7 @@ __all__ = [
     "ReconcileReport",
     "RedactionResult",
     "Redactor",
+    "RememberAction",
     "RememberResult",
     "SessionMemory",
     "SessionView",

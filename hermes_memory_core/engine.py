@@ -57,7 +57,7 @@ from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, se
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import Redactor, log_redactions
-from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import CONVERSATION_KIND, AccessAction, MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
 
@@ -393,7 +393,7 @@ class MemoryEngine(EngineOperations):
             ids.extend(r.id for r in chunk)
             for r in chunk:
                 if r.memory_type is MemoryType.PERMANENT:
-                    self.metadata.log(r.id, r.user_id, "permanent_write", now, who.name)
+                    self.metadata.log(r.id, r.user_id, AccessAction.PERMANENT_WRITE, now, who.name)
             if on_progress is not None:
                 on_progress(len(ids), len(records))
         log_redactions([(r.id, r.metadata["pii_redacted"]) for r in records if "pii_redacted" in r.metadata], len(records))
@@ -404,7 +404,8 @@ class MemoryEngine(EngineOperations):
         if rec.memory_type is not MemoryType.PERMANENT:
             return
         allowed = who.may(rec.user_id, write)
-        action = ("permanent_write" if write else "permanent_read") if allowed else "permanent_denied"
+        action = (AccessAction.PERMANENT_WRITE if write else AccessAction.PERMANENT_READ) if allowed \
+            else AccessAction.PERMANENT_DENIED
         self.metadata.log(rec.id, rec.user_id, action, self.now(), who.name)
         if not allowed:
             raise PermissionDeniedError(
@@ -523,7 +524,7 @@ class MemoryEngine(EngineOperations):
         """Buffer one search access per returned record; written in batches."""
         at = self.now()
         entries = [
-            AccessRecord(r.id, user_id, at, "search", who.name if r.memory_type is MemoryType.PERMANENT else "")
+            AccessRecord(r.id, user_id, at, AccessAction.SEARCH, who.name if r.memory_type is MemoryType.PERMANENT else "")
             for r in records
         ]
         if not entries:

@@ -34,7 +34,7 @@ from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, Vector
 from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion, ReconcileReport
+from hermes_memory_core.types import AccessAction, MemoryRecord, MemoryType, MemoryVersion, ReconcileReport
 
 __all__ = ["EngineOperations", "payload"]
 
@@ -165,7 +165,7 @@ class EngineOperations:
         records = self.metadata.list_records(user_id, flt, limit, offset)
         for rec in records:
             if rec.memory_type is MemoryType.PERMANENT:
-                self.metadata.log(rec.id, rec.user_id, "permanent_read", now, who.name)
+                self.metadata.log(rec.id, rec.user_id, AccessAction.PERMANENT_READ, now, who.name)
         return records
 
     def lifecycle_rows(self, tiers: Sequence[str]) -> list[LifecycleRow]:
@@ -231,7 +231,7 @@ class EngineOperations:
         self.vectors.compact_deleted()
         self.metadata.erase_residue([erasure.user_id])
         if erasure.kind == "memory":
-            self.metadata.log(erasure.memory_id or "", erasure.user_id, "hard_delete", self.now(), "")
+            self.metadata.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, self.now(), "")
         return len(ids)
 
     def make_deletes_final(self) -> None:

@@ -40,13 +40,7 @@ from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
 from hermes_memory_core.trust.write_guard import guard_text, guard_texts
-from hermes_memory_core.types import (
-    MemoryHit,
-    MemoryItem,
-    MemoryRecord,
-    MemoryType,
-    MemoryVersion,
-)
+from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = ["MemoryProvider"]
 

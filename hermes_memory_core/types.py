@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "CONVERSATION_KIND",
+    "HIT_FIELDS",
+    "RECORD_FIELDS",
+    "AccessAction",
     "MemoryHit",
     "MemoryItem",
     "MemoryRecord",
     "MemoryType",
     "MemoryVersion",
     "ReconcileReport",
+    "RememberAction",
     "StoreStats",
 ]
 
@@ -24,15 +29,79 @@ __all__ = [
 CONVERSATION_KIND = "conversation"
 
 
-class MemoryType(str, enum.Enum):
+class MemoryType(enum.StrEnum):
     """The three tiers: short-term holds the scene, long-term the profile, permanent the facts."""
 
     SHORT_TERM = "short_term"
     LONG_TERM = "long_term"
     PERMANENT = "permanent"
 
-    def __str__(self) -> str:
-        return self.value
+
+class RememberAction(enum.StrEnum):
+    """What ``remember`` did with a piece of content (``RememberResult.action``). A string enum: it compares equal
+    to, and serialises as, its value.
+
+    Members:
+        ADDED: Stored as a new memory.
+        DUPLICATE: A memory of the user already holds this fact: nothing new is stored; that memory counts the
+            repetition.
+        VERSIONED: A long-term or permanent memory on the same topic (or one this statement reports a change of)
+            got it as its next version.
+        KEPT_APART: It contradicts a fact written with more authority: stored as a long-term "the user says"
+            memory beside it.
+        SKIPPED: Short-term content without a session: nothing stored.
+        REJECTED: The injection guard refused it: nothing stored.
+    """
+
+    ADDED = "added"
+    DUPLICATE = "duplicate"
+    VERSIONED = "versioned"
+    KEPT_APART = "kept_apart"
+    SKIPPED = "skipped"
+    REJECTED = "rejected"
+
+
+class AccessAction(enum.StrEnum):
+    """What one row of a memory's access log records. A string enum stored as its value.
+
+    Members:
+        ADD: The memory was stored.
+        SEARCH: A search returned the memory.
+        PERMANENT_READ: An allowed read of a permanent memory (``detail``: the caller).
+        PERMANENT_WRITE: An allowed write of a permanent memory (``detail``: the caller).
+        PERMANENT_DENIED: A refused read or write of a permanent memory (``detail``: the caller).
+        UPDATE: A new version was written (``detail``: its note).
+        DELETE: A soft delete (``detail``: the reason).
+        REPEAT: A statement the memory already holds was said again.
+        HARD_DELETE: The memory was erased for good.
+    """
+
+    ADD = "add"
+    SEARCH = "search"
+    PERMANENT_READ = "permanent_read"
+    PERMANENT_WRITE = "permanent_write"
+    PERMANENT_DENIED = "permanent_denied"
+    UPDATE = "update"
+    DELETE = "delete"
+    REPEAT = "repeat"
+    HARD_DELETE = "hard_delete"
+
+
+#: The keys of :meth:`MemoryRecord.to_dict`, in their order.
+RECORD_FIELDS = ("id", "user_id", "session_id", "content", "memory_type", "importance", "access_count", "created_at",
+                 "updated_at", "expires_at", "version", "tags", "metadata")
+#: The keys of :meth:`MemoryHit.to_dict`: the record's, then the scores.
+HIT_FIELDS = (*RECORD_FIELDS, "score", "relevance", "dense_score", "keyword_score", "confidence", "dialogue")
+_SCORES = ("score", "relevance", "dense_score", "keyword_score", "confidence")
+
+
+def _pick(full: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    if fields is None:
+        return full
+    unknown = [f for f in fields if f not in full]
+    if unknown:
+        raise ValueError(f"unknown fields {unknown}; known: {list(full)}")
+    return {f: full[f] for f in fields}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +148,25 @@ class MemoryRecord:
         """Who said a conversation memory (``user``, ``assistant``); None for other memories."""
         role = self.metadata.get("role") if self.is_conversation else None
         return role if isinstance(role, str) else None
+
+    def to_dict(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
+        """The record as a JSON-ready dict: the tier as its string, tags as a list, a copy of ``metadata``.
+
+        The one serialisation of a memory that every surface (CLI, agent tools, adapters) uses; each picks the keys
+        it shows.
+
+        Args:
+            fields: The keys to return, in this order (any of :data:`RECORD_FIELDS`); None: all of them.
+
+        Raises:
+            ValueError: A key that is not one of :data:`RECORD_FIELDS`.
+        """
+        full = {"id": self.id, "user_id": self.user_id, "session_id": self.session_id, "content": self.content,
+                "memory_type": self.memory_type.value, "importance": self.importance,
+                "access_count": self.access_count, "created_at": self.created_at, "updated_at": self.updated_at,
+                "expires_at": self.expires_at, "version": self.version, "tags": list(self.tags),
+                "metadata": dict(self.metadata)}
+        return _pick(full, fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +238,26 @@ class MemoryHit:
     @property
     def role(self) -> str | None:
         return self.record.role
+
+    def to_dict(self, fields: Sequence[str] | None = None, *, score_digits: int | None = None) -> dict[str, Any]:
+        """The hit as a JSON-ready dict: its record's keys (see :meth:`MemoryRecord.to_dict`), then its scores.
+
+        Args:
+            fields: The keys to return, in this order (any of :data:`HIT_FIELDS`); None: all of them.
+            score_digits: Round the scores to this many decimals (surfaces that show them use 4); None: exact.
+
+        Raises:
+            ValueError: A key that is not one of :data:`HIT_FIELDS`.
+        """
+        full = self.record.to_dict()
+        scores: dict[str, float | None] = {"score": self.score, "relevance": self.relevance,
+                                           "dense_score": self.dense_score, "keyword_score": self.keyword_score,
+                                           "confidence": self.confidence}
+        for name in _SCORES:
+            value = scores[name]
+            full[name] = value if value is None or score_digits is None else round(value, score_digits)
+        full["dialogue"] = self.dialogue
+        return _pick(full, fields)
 
 
 @dataclass(frozen=True, slots=True)

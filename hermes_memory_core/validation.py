@@ -74,28 +74,28 @@ def check_content(value: Any, max_chars: int) -> str:
     return text
 
 
+def _check_id(value: Any, what: str, empty: str) -> str:
+    """Non-blank text of at most :data:`_MAX_ID_CHARS` characters (``empty``: the message for a blank one)."""
+    text = check_text(value, what)
+    if not text.strip():
+        raise InvalidInputError(empty)
+    if len(text) > _MAX_ID_CHARS:
+        raise InvalidInputError(f"{what} is longer than {_MAX_ID_CHARS} characters")
+    return text
+
+
 def check_user_id(value: Any) -> str:
     """A non-blank user id of at most 256 characters; every read and write is scoped by it."""
     if value is None:
         raise InvalidInputError("user_id is required")
-    text = check_text(value, "user_id")
-    if not text.strip():
-        raise InvalidInputError("user_id is empty")
-    if len(text) > _MAX_ID_CHARS:
-        raise InvalidInputError(f"user_id is longer than {_MAX_ID_CHARS} characters")
-    return text
+    return _check_id(value, "user_id", "user_id is empty")
 
 
 def check_session_id(value: Any) -> str | None:
     """An optional session id with the same rules as a user id."""
     if value is None:
         return None
-    text = check_text(value, "session_id")
-    if not text.strip():
-        raise InvalidInputError("session_id is empty (pass None for no session)")
-    if len(text) > _MAX_ID_CHARS:
-        raise InvalidInputError(f"session_id is longer than {_MAX_ID_CHARS} characters")
-    return text
+    return _check_id(value, "session_id", "session_id is empty (pass None for no session)")
 
 
 def check_memory_type(value: Any) -> MemoryType:
@@ -346,7 +346,7 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-def check_caller(value: Any) -> Any:
+def check_caller(value: T) -> T:
     """A :class:`~hermes_memory_core.trust.permissions.Caller` (checked by shape: the base layer imports no trust)."""
     if not all(hasattr(value, a) for a in ("name", "read_permanent", "write_permanent")) or isinstance(value, type):
         raise InvalidInputError(f"caller must be a Caller, got {type(value).__name__}")

@@ -118,7 +118,7 @@ class HermesChatMessageHistory(BaseChatMessageHistory):
         session_id: str,
         user_id: str,
         memory: MemoryProvider,
-        llm: BaseLanguageModel | None = None,
+        llm: BaseLanguageModel[Any] | None = None,
     ) -> None:
         self.memory = memory
         self.session_id = session_id

@@ -28,7 +28,7 @@ class LangChainLLM:
         model: A chat model or a text LLM.
     """
 
-    def __init__(self, model: BaseLanguageModel) -> None:
+    def __init__(self, model: BaseLanguageModel[Any]) -> None:
         self.model = model
 
     def complete(self, prompt: str) -> str:

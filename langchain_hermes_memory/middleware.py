@@ -145,7 +145,7 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self,
         memory: MemoryProvider,
         caller: Caller | None = None,
-        llm: BaseLanguageModel | None = None,
+        llm: BaseLanguageModel[Any] | None = None,
         *,
         top_k: int = 5,
         include_summary: bool = True,

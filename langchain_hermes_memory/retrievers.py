@@ -25,15 +25,7 @@ _FILTERS = ("memory_types", "session_id", "tags", "time_range", "now")
 
 def _document(hit: MemoryHit) -> Document:
     meta: dict[str, Any] = dict(hit.metadata)
-    meta.update(
-        id=hit.id,
-        memory_type=hit.memory_type.value,
-        score=hit.score,
-        created_at=hit.created_at,
-        updated_at=hit.updated_at,
-        session_id=hit.session_id,
-        tags=list(hit.tags),
-    )
+    meta.update(hit.to_dict(("id", "memory_type", "score", "created_at", "updated_at", "session_id", "tags")))
     return Document(page_content=hit.content, metadata=meta, id=hit.id)
 
 

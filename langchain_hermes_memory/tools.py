@@ -26,6 +26,7 @@ from hermes_memory_core import (
     MemoryProvider,
     MemoryType,
     NotFoundError,
+    RememberAction,
     check_memory_write,
     prompt_safe,
 )
@@ -65,12 +66,17 @@ class SearchMemoryInput(BaseModel):
     limit: int = Field(default=5, ge=1, le=50, description="How many memories to return.")
 
 
+def _shown(fields: dict[str, Any], safe: bool) -> dict[str, Any]:
+    """A hit's fields as a tool shows them: a memory the read-time guard withholds keeps its id (it can still be
+    forgotten) but shows :data:`WITHHELD_NOTE` as its content and ``"withheld": true``."""
+    return fields if safe else {**fields, "content": WITHHELD_NOTE, "withheld": True}
+
+
 def _hits_json(hits: list[MemoryHit]) -> str:
     """The results as JSON; a memory the core's read-time guard withholds (``prompt_safe``) shows
     ``WITHHELD_NOTE`` as its content and ``"withheld": true`` (its id stays, so it can be deleted)."""
     return json.dumps(
-        [{"id": h.id, "content": h.content if prompt_safe(h) else WITHHELD_NOTE, "memory_type": h.memory_type.value,
-          "score": round(h.score, 4), "updated_at": h.updated_at, **({} if prompt_safe(h) else {"withheld": True})}
+        [_shown(h.to_dict(("id", "content", "memory_type", "score", "updated_at"), score_digits=4), prompt_safe(h))
          for h in hits],
         ensure_ascii=False,
     )
@@ -80,7 +86,7 @@ class _MemoryTools:
     """What the two tools do (sync; the tools' async forms run it in a worker thread)."""
 
     def __init__(self, memory: MemoryProvider, user_id: str | None, caller: Caller | None,
-                 llm: BaseLanguageModel | None, memory_type: MemoryType | None) -> None:
+                 llm: BaseLanguageModel[Any] | None, memory_type: MemoryType | None) -> None:
         self.memory = memory
         self.user_id = None if user_id is None else check_user_id(user_id, "create_memory_tools")
         self.caller = caller
@@ -151,10 +157,10 @@ class _MemoryTools:
 
 #: What ``manage_memory(action="create")`` answers, by what ``remember`` did: only a new memory is "created".
 _CREATE_ANSWERS = {
-    "added": "created memory {id}",
-    "duplicate": "memory {id} already holds this; nothing new was stored",
-    "versioned": "updated memory {id}: this is its new version",
-    "kept_apart": "created memory {id}, kept apart from a fact recorded with more authority",
+    RememberAction.ADDED: "created memory {id}",
+    RememberAction.DUPLICATE: "memory {id} already holds this; nothing new was stored",
+    RememberAction.VERSIONED: "updated memory {id}: this is its new version",
+    RememberAction.KEPT_APART: "created memory {id}, kept apart from a fact recorded with more authority",
 }
 
 
@@ -163,7 +169,7 @@ def create_memory_tools(
     user_id: str | None = None,
     caller: Caller | None = None,
     *,
-    llm: BaseLanguageModel | None = None,
+    llm: BaseLanguageModel[Any] | None = None,
     memory_type: MemoryType | str | None = MemoryType.LONG_TERM,
 ) -> list[BaseTool]:
     """``manage_memory`` and ``search_memory``: LangMem's memory tools, over Hermes Memory.

@@ -45,7 +45,7 @@ def check_value(value: object) -> dict[str, Any]:
     if not all(isinstance(k, str) for k in value):
         raise InvalidInputError("a store value's keys must be strings")
     try:
-        copied = json.loads(json.dumps(dict(value), ensure_ascii=False, allow_nan=False))
+        copied: dict[str, Any] = json.loads(json.dumps(dict(value), ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"a store value must be JSON-serialisable: {exc}") from exc
     return copied

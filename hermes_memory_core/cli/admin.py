@@ -159,8 +159,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                                     tags=args.tag or None, limit=args.limit + 1, offset=args.offset)
     more = len(records) > args.limit
     records = records[: args.limit]
-    rows = [{"id": r.id, "memory_type": r.memory_type.value, "content": r.content, "created_at": r.created_at,
-             "version": r.version, "session_id": r.session_id, "tags": list(r.tags), "metadata": r.metadata}
+    rows = [r.to_dict(("id", "memory_type", "content", "created_at", "version", "session_id", "tags", "metadata"))
             for r in records]
     emit(args, rows, lambda: "\n".join(
         f"{r['id']}  {fmt_time(r['created_at'])}  [{r['memory_type']}]  {r['content']}" for r in rows)

@@ -8,7 +8,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_memory_core.types import MemoryHit
 
 __all__ = ["OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_existing", "open_store", "operator_caller",
            "read_content", "usable_folder"]
@@ -88,16 +91,9 @@ def fmt_time(ts: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
 
 
-def hit_dict(h: Any) -> dict[str, Any]:
-    return {
-        "id": h.id,
-        "content": h.content,
-        "memory_type": h.memory_type.value,
-        "score": round(h.score, 4),
-        "created_at": h.created_at,
-        "tags": list(h.tags),
-        "metadata": h.metadata,
-    }
+def hit_dict(h: MemoryHit) -> dict[str, Any]:
+    """A search hit as the CLI prints it (``--json``)."""
+    return h.to_dict(("id", "content", "memory_type", "score", "created_at", "tags", "metadata"), score_digits=4)
 
 
 def read_content(args: argparse.Namespace, name: str = "content") -> str:

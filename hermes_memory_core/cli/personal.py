@@ -38,12 +38,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def cmd_get(args: argparse.Namespace) -> int:
     with open_existing(args) as mem:
         record = mem.get(args.id, user_id=args.user)
-    data: dict[str, Any] = {
-        "id": record.id, "user_id": record.user_id, "memory_type": record.memory_type.value,
-        "content": record.content, "version": record.version, "session_id": record.session_id,
-        "created_at": record.created_at, "updated_at": record.updated_at, "tags": list(record.tags),
-        "metadata": record.metadata,
-    }
+    data = record.to_dict(("id", "user_id", "memory_type", "content", "version", "session_id", "created_at",
+                           "updated_at", "tags", "metadata"))
     emit(args, data, lambda: "\n".join([
         f"{data['content']}",
         f"  id {data['id']}  user {data['user_id']}  [{data['memory_type']}]  version {data['version']}",

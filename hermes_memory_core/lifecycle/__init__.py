@@ -1,4 +1,4 @@
-"""Tier lifecycle: classification and normalisation, promotion, background compaction, forgetting."""
+"""Tier lifecycle: classification and normalisation, promotion, background work (it runs the ring's compaction), forgetting."""
 
 from hermes_memory_core.lifecycle.classifier import Classification, Classifier, LLMClassifier, RuleClassifier
 from hermes_memory_core.lifecycle.forgetting import ForgetReport

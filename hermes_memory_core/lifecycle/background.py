@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.lifecycle.conversation import archive_completed, end_session
+from hermes_memory_core.lifecycle.conversation import archive_completed, archive_turns, end_session
 from hermes_memory_core.lifecycle.health import ClassifierHealth
-from hermes_memory_core.lifecycle.promotion import LLMResolver, compact_session, promote_queued
+from hermes_memory_core.lifecycle.promotion import LLMResolver, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
 from hermes_memory_core.lifecycle.xlang import TermWriter
+from hermes_memory_core.short_term.compaction import compact_session
 
 __all__ = ["BackgroundLifecycle"]
 
@@ -88,7 +89,7 @@ class BackgroundLifecycle:
             self.terms.sweep()
             return
         if job[0] == "compact":
-            compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]))
+            compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]), archive_turns)
         elif job[0] == "archive":
             archive_completed(self.engine, job[1], job[2])
         elif job[0] == "end":

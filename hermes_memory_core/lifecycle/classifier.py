@@ -20,6 +20,7 @@ from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ask, ask_json
+from hermes_memory_core.text.fact_topics import TOPICS
 from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.types import MemoryType
 
@@ -268,19 +269,8 @@ def _first_line(text: str | None) -> str:
 
 
 # --------------------------------------------------------------------------- rules (no LLM)
-# (pattern, fact key) for hard facts about the speaker.
-_PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bmy name is\b|\bcall me\b|我叫|我的名字|我姓"), "name"),
-    (re.compile(r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏"), "allergy"),
-    (re.compile(r"\bi was born\b|\bmy birthday\b|我的生日|我出生"), "birth"),
-    (re.compile(r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"), "occupation"),
-    (re.compile(r"\bi (?:now |currently |still )?live in\b|\bmy address\b|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
-                r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"), "residence"),
-    (re.compile(r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"
-                r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)|我养了"), "pet"),
-    (re.compile(r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"), "family"),
-    (re.compile(r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)"), "diet"),
-]
+# (pattern, fact key) for hard facts about the speaker: the statements of the one table of fact topics.
+_PERMANENT_RULES: list[tuple[re.Pattern[str], str]] = [(topic.statement, topic.key) for topic in TOPICS]
 _LONG_TERM = re.compile(
     r"\bi (?:really |also |still |do |just |truly )?(?:like|love|prefer|enjoy|hate|dislike|avoid|usually|always|never|often|mostly|tend to)\b"
     r"|\bmy favou?rite\b|\bi(?:'m| am) (?:a fan of|into|used to)\b|\bi don't like\b"

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.lifecycle.dedupe import fact_signature
 from hermes_memory_core.retrieval.gate import should_recall
+from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.trust.injection import conversation_line_allowed
@@ -139,11 +140,6 @@ def erase_said(
                 if rec is not None:
                     found.append(rec)
     return found
-
-
-def user_words(turn: Sequence[Message]) -> str:
-    """What the user said in one turn (the promotion queue's entry for it)."""
-    return " ".join(m.content for m in turn if m.role in USER_ROLES)
 
 
 def end_session(engine: MemoryEngine, user_id: str, session_id: str) -> int:

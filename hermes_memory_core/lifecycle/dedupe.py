@@ -25,7 +25,7 @@ import unicodedata
 from functools import lru_cache
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.storage.metadata import KeywordFilter
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.types import MemoryRecord, MemoryType
 
@@ -188,7 +188,7 @@ def find_duplicate(
     if not tiers:
         return None
     terms = engine.codec.query_terms(_search_terms(text))
-    flt = KeywordFilter(memory_types=tuple(t.value for t in tiers), now=engine.now())
+    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=engine.now())
     found = engine.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
     records = engine.active_records([mid for mid, _ in found], user_id, now=engine.now())
     same = [

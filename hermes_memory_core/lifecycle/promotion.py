@@ -1,9 +1,7 @@
-"""Moving memories between tiers: session compaction, promotion of evicted turns, ``remember``.
+"""Moving memories between tiers: promotion of evicted turns, ``remember``.
 
-- **Compaction** (docs/design.md#short-term-buffer-and-summaries): while a session holds more than ``ring_size`` turns, its oldest
-  ``summarize_turns`` turns become a summary of at most ``summary_chunk_chars`` characters, appended to the
-  running summary; their user content goes to the durable promotion queue. When the running summary passes
-  ``summary_max_chars``, its older chunks are compressed again into one tighter chunk.
+- **Compaction** of a session's ring lives with the ring (:mod:`~hermes_memory_core.short_term.compaction`; its
+  names stay importable from here): it queues the user content of the turns it summarises for promotion.
 - **Promotion** (docs/design.md#promotion-and-classification): queued content is classified; long-term content is normalised into one sentence.
 - **One memory per fact** (:mod:`~hermes_memory_core.lifecycle.dedupe`): a statement a memory of the user
   already holds stores nothing new; that memory counts the repetition.
@@ -26,15 +24,14 @@ from hermes_memory_core.lifecycle.classifier import (
     RuleClassifier,
     split_facts,
 )
-from hermes_memory_core.lifecycle.conversation import archive_turns, user_words
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.trust.injection import check_memory_write, sanitize_summary
+from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
+from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
-from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
 __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queued", "remember", "summarizer_for"]
 
@@ -55,12 +52,13 @@ class RememberResult:
         id: The stored (or newly versioned) memory, or None when nothing was stored.
         memory_type: The tier the content was classified into.
         reason: The classifier's reason.
-        action: ``added``; ``duplicate`` (a memory of the user already holds this fact: nothing new is stored,
-            ``id`` is that memory, which counts the repetition); ``versioned`` (a long-term or permanent memory on
-            the same topic, or one this statement reports a change of, got it as its next version; ``id`` is that
-            memory); ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term
-            "the user says" memory beside it); ``skipped`` (short-term content without a session) or
-            ``rejected`` (the injection guard refused it, or the host model's classification said it is an
+        action: What was done (:class:`~hermes_memory_core.types.RememberAction`, a string enum): ``added``;
+            ``duplicate`` (a memory of the user already holds this fact: nothing new is stored, ``id`` is that
+            memory, which counts the repetition); ``versioned`` (a long-term or permanent memory on the same topic,
+            or one this statement reports a change of, got it as its next version; ``id`` is that memory);
+            ``kept_apart`` (it contradicts a fact written with more authority: stored as a long-term "the user
+            says" memory beside it); ``skipped`` (short-term content without a session) or ``rejected`` (the
+            injection guard refused it, or the host model's classification said it is an
             instruction addressed to the assistant; nothing stored).
         content: What was stored (the normalised sentence for long-term memories), or the memory's content for
             a duplicate.
@@ -70,52 +68,14 @@ class RememberResult:
     id: str | None
     memory_type: MemoryType
     reason: str
-    action: str
+    action: RememberAction
     content: str | None = None
     parts: tuple[RememberResult, ...] = ()
-
-
-def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
-    """The host model's summarizer, or the extractive fallback without one."""
-    return LLMSummarizer(llm, timeout) if llm is not None else ExtractiveSummarizer()
 
 
 def classifier_for(llm: LLM | None, timeout: float) -> Classifier:
     """The host model's classifier, or the rules without one."""
     return LLMClassifier(llm, timeout) if llm is not None else RuleClassifier()
-
-
-def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None) -> int:
-    """Summarise overflowing turns of one session. Returns how many chunks were appended."""
-    cfg = engine.config
-    sessions = engine.sessions
-    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
-    appended = 0
-    while True:
-        turns = sessions.turns(user_id, session_id)
-        if len(turns) <= cfg.ring_size:
-            break
-        oldest = turns[: cfg.summarize_turns]
-        pairs = [(m.role, m.content) for turn in oldest for m in turn]
-        summary = sanitize_summary(summarizer.summarize(pairs, cfg.summary_chunk_chars))  # attacks split by turns
-        if cfg.redact_summaries:
-            summary = engine.redact_text(summary)
-        mark = sessions.archived_turn(user_id, session_id)
-        fresh = [turn for turn in oldest if turn[0].turn > mark]  # turns a session end has not archived yet
-        archive_turns(engine, user_id, session_id, fresh)
-        numbers = [turn[0].turn for turn in oldest]
-        if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
-                                          engine.now(), archived_through=max(numbers) if fresh else None):
-            break
-        appended += 1
-        chunks = sessions.chunks(user_id, session_id)
-        if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
-            older = chunks[:-1]
-            tight = sanitize_summary(summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2))
-            if cfg.redact_summaries:
-                tight = engine.redact_text(tight)
-            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
-    return appended
 
 
 @dataclass(slots=True)
@@ -231,9 +191,9 @@ def plan_write(
     reason = decision.reason
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
-        return _Plan(RememberResult(None, tier, verdict.reason, "rejected"))
+        return _Plan(RememberResult(None, tier, verdict.reason, RememberAction.REJECTED))
     if decision.to_assistant:  # the host model, in the classification answer: an order to the assistant
-        return _Plan(RememberResult(None, tier, MODEL_REFUSAL, "rejected"))
+        return _Plan(RememberResult(None, tier, MODEL_REFUSAL, RememberAction.REJECTED))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:
         tier, reason = MemoryType.SHORT_TERM, f"{verdict.reason} (classified permanent: {decision.reason})"
     if tier is MemoryType.PERMANENT and not caller.may(user_id, write=True):
@@ -248,18 +208,18 @@ def plan_write(
         tier, reason = MemoryType.LONG_TERM, f"{reason}; a first-person statement asked to be remembered"
     if tier is MemoryType.SHORT_TERM:
         if session_id is None:
-            return _Plan(RememberResult(None, tier, reason, "skipped"))
+            return _Plan(RememberResult(None, tier, reason, RememberAction.SKIPPED))
         text = content
     else:
         text = classifier.normalize(content)
         rewritten = check_memory_write(text, source)
         if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
-            return _Plan(RememberResult(None, tier, rewritten.reason, "rejected"))
+            return _Plan(RememberResult(None, tier, rewritten.reason, RememberAction.REJECTED))
         if decision.key:
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta)
-    return _Plan(RememberResult(None, tier, reason, "added", text), item, change=is_change(content),
+    return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item, change=is_change(content),
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source))
 
@@ -325,7 +285,7 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     if duplicate is not None:
         engine.require(duplicate, caller, write=False)
         engine.note_repeat(duplicate.id)
-        return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action="duplicate",
+        return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action=RememberAction.DUPLICATE,
                        content=duplicate.content, reason=f"already remembered ({p.result.reason})")
     if tier is MemoryType.SHORT_TERM:
         return p
@@ -342,7 +302,7 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
             return _kept_apart(engine, p, target, caller)
         engine.require(target, caller, write=True)
     engine.update(target, item.content, f"{how}: {p.result.reason}")
-    return replace(p.result, id=target.id, memory_type=target.memory_type, action="versioned")
+    return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED)
 
 
 def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:
@@ -351,7 +311,7 @@ def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Call
     meta = {k: v for k, v in (p.item.metadata or {}).items() if k != "fact_key"}
     meta.update({"claim_about": (p.item.metadata or {}).get("fact_key"), "disputes": fact.id})
     reason = f"kept apart: fact {fact.id} was written with more authority ({p.result.reason})"
-    claim = _Plan(RememberResult(None, MemoryType.LONG_TERM, reason, "kept_apart", claim_text(p.item.content)),
+    claim = _Plan(RememberResult(None, MemoryType.LONG_TERM, reason, RememberAction.KEPT_APART, claim_text(p.item.content)),
                   replace(p.item, content=claim_text(p.item.content), memory_type=MemoryType.LONG_TERM,
                           importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta))
     return _settle(engine, claim, caller)

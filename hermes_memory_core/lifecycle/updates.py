@@ -17,7 +17,7 @@ import re
 
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.lifecycle.dedupe import language
-from hermes_memory_core.storage.metadata import KeywordFilter
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryRecord, MemoryType
@@ -105,7 +105,7 @@ def find_change_target(
     if not tiers or not words:
         return None
     now = engine.now()
-    flt = KeywordFilter(memory_types=tuple(t.value for t in tiers), now=now)
+    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
     found = engine.keyword_candidates(user_id, engine.codec.query_terms(words), 20, flt, context_weight=0.0)
     mine = topic(text)
     if mine is not None:  # memories of the same family that share no word ("戒了咖啡" / "每天一杯美式")

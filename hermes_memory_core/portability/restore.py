@@ -41,12 +41,12 @@ from hermes_memory_core.engine import (
     VECTORS_DIR,
     MemoryEngine,
     build_metadata_store,
-    build_vector_store,
     payload,
 )
 from hermes_memory_core.errors import BundleError, EncryptionKeyError, HermesMemoryError, StoreLockedError
 from hermes_memory_core.portability.bundle import private_copy, read_points, verify_bundle
 from hermes_memory_core.portability.rows import copy_rows, fresh_file, sealed_row_problems
+from hermes_memory_core.storage.factory import build_vector_store
 from hermes_memory_core.storage.lock import LOCK_NAME, DataDirLock
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore

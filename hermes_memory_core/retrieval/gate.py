@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from hermes_memory_core.text.fact_topics import TOPICS
 from hermes_memory_core.text.tokenizer import tokenize
 
 __all__ = ["FACT_TOPICS", "needs_permanent", "question_topics", "should_recall"]
@@ -75,23 +76,10 @@ def needs_permanent(text: str) -> bool:
     return bool(_FACT_ROUTE.search(unicodedata.normalize("NFKC", text).lower()))
 
 
-#: The topics of keyed facts (the classifier's ``fact_key`` before its ``_``) and the words of a question about each,
-#: in English and Chinese: a question about where the user lives ranks the user's residence fact first, whatever its
-#: current version says ("用户从北京搬到上海了" answers "用户住在哪里？").
-FACT_TOPICS: dict[str, re.Pattern[str]] = {
-    "residence": re.compile(r"\b(?:live[sd]?|living|address|city|town|country|home|moved|reside\w*)\b"
-                            r"|住|地址|城市|搬|家在|哪个城市"),
-    "occupation": re.compile(r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
-                             r"|工作|职业|上班|做什么的|公司"),
-    "allergy": re.compile(r"allerg|过敏"),
-    "name": re.compile(r"\b(?:my name|the user's name|who am i|what am i called|what is the user called)\b"
-                       r"|我叫什么|名字|用户叫什么"),
-    "birth": re.compile(r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大"),
-    "pet": re.compile(r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物"),
-    "family": re.compile(r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?)\b"
-                         r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲"),
-    "diet": re.compile(r"\b(?:vegetarian|vegan|diet|eat|food)\b|素|饮食|吃"),
-}
+#: The question words of each topic of keyed facts (:data:`~hermes_memory_core.text.fact_topics.TOPICS`, the one
+#: table the classifier keys statements with): a question about where the user lives ranks the user's residence
+#: fact first, whatever its current version says ("用户从北京搬到上海了" answers "用户住在哪里？").
+FACT_TOPICS: dict[str, re.Pattern[str]] = {topic.key: topic.question for topic in TOPICS}
 
 
 def question_topics(text: str) -> frozenset[str]:

@@ -43,8 +43,7 @@ from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, 
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.translation import TranslatedCalibrator, Translator, other_language
-from hermes_memory_core.storage.metadata import KeywordFilter
-from hermes_memory_core.storage.vectors import VectorFilter
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
 from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.terms import english_gloss, query_terms
@@ -60,32 +59,8 @@ _TRANSLATION_VECTORS = 256
 _TRANSLATORS = 8
 
 
-@dataclass(frozen=True, slots=True)
-class SearchFilter:
-    """What a search may return: one user's memories, narrowed by tier, session, tags and creation time.
-
-    Attributes:
-        user_id: Whose memories (never anyone else's).
-        memory_types: Only these tiers (None: every tier).
-        session_id: Only this session's memories.
-        tags: Memories carrying at least one of these tags.
-        created_from: Inclusive lower bound on ``created_at``.
-        created_to: Inclusive upper bound on ``created_at``.
-    """
-
-    user_id: str
-    memory_types: tuple[str, ...] | None = None
-    session_id: str | None = None
-    tags: tuple[str, ...] | None = None
-    created_from: int | None = None
-    created_to: int | None = None
-
-    def for_vectors(self) -> VectorFilter:
-        return VectorFilter(self.user_id, self.memory_types, self.session_id, self.tags, self.created_from,
-                            self.created_to)
-
-    def for_rows(self, now: int | None) -> KeywordFilter:
-        return KeywordFilter(self.memory_types, self.session_id, self.tags, self.created_from, self.created_to, now)
+#: The filter a search validates its arguments into: the one filter type of every read.
+SearchFilter = MemoryFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +199,7 @@ class Searcher:
     ) -> list[MemoryHit]:
         """Search as the store stood at ``as_of`` (see :mod:`~hermes_memory_core.retrieval.as_of`); the hits
         count as accesses, the hot cache is left alone (they may be past versions)."""
-        hits = search_as_of(self.engine, text, self.keyword_tokens(text, llm), flt.for_vectors(), flt.for_rows(as_of),
+        hits = search_as_of(self.engine, text, self.keyword_tokens(text, llm), flt, flt.for_rows(as_of),
                             k, at, as_of)
         self.engine.note_access([h.record for h in hits], flt.user_id, who)
         return hits
@@ -236,24 +211,23 @@ class Searcher:
         engine = self.engine
         weights = engine.config.ranking
         n = max(weights.min_candidates, k * weights.candidate_multiplier)
-        vflt = flt.for_vectors()
         ql = language_of(text)
         cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
         pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
         query_vec = engine.embedder.embed_query(about_user)
-        cosines = dict(engine.dense_candidates(query_vec, n, vflt))
+        cosines = dict(engine.dense_candidates(query_vec, n, flt))
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked
-        spoken = (dict(engine.dense_candidates(engine.embedder.embed_query(text), n, vflt))
+        spoken = (dict(engine.dense_candidates(engine.embedder.embed_query(text), n, flt))
                   if about_user != text else {})
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
             for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
-                found_by_cross.update(mid for mid, _ in engine.dense_candidates(vec, n, vflt) if mid not in cosines)
+                found_by_cross.update(mid for mid, _ in engine.dense_candidates(vec, n, flt) if mid not in cosines)
         tokens = self.keyword_tokens(text, llm, cross)
         if about_user != text:
             tokens = list(dict.fromkeys([*tokens, *query_terms(about_user, cross_language=cross)]))

@@ -3,6 +3,7 @@
 vectors behind the :class:`~hermes_memory_core.storage.vectors.VectorStore` protocol (Qdrant Edge embedded,
 qdrant-client for servers)."""
 
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.storage.metadata import (
     AccessRecord,
     KeywordFilter,
@@ -22,6 +23,7 @@ __all__ = [
     "AccessRecord",
     "KeywordFilter",
     "LifecycleRow",
+    "MemoryFilter",
     "Message",
     "MetadataStore",
     "NewMemory",

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.types import MemoryRecord, MemoryVersion
 
 __all__ = [
@@ -172,25 +173,9 @@ class AccessRecord:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class KeywordFilter:
-    """Filters of a read, applied in SQL (None: no constraint).
-
-    Attributes:
-        memory_types: Only these tiers.
-        session_id: Only this session.
-        tags: Memories carrying at least one of these tags.
-        created_from: Inclusive lower bound on ``created_at``.
-        created_to: Inclusive upper bound on ``created_at``.
-        now: Hide memories expired at this Unix time.
-    """
-
-    memory_types: tuple[str, ...] | None = None
-    session_id: str | None = None
-    tags: tuple[str, ...] | None = None
-    created_from: int | None = None
-    created_to: int | None = None
-    now: int | None = None
+#: The filter of a read of rows, applied in SQL: the one filter type of every read (its ``user_id`` is the user
+#: the read names).
+KeywordFilter = MemoryFilter
 
 
 @dataclass(frozen=True, slots=True)

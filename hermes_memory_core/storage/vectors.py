@@ -22,6 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from hermes_memory_core.storage.filters import MemoryFilter
+
 __all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "retag_points"]
 
 #: Payload fields every backend indexes, with their kind.
@@ -43,25 +45,8 @@ class VectorPoint:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class VectorFilter:
-    """Filter applied inside the vector engine. ``user_id`` is always required.
-
-    Attributes:
-        user_id: Only this user's points.
-        memory_types: Only these tiers (None: all).
-        session_id: Only this session (None: all).
-        tags: Points carrying at least one of these tags (None: no tag filter).
-        created_from: Inclusive lower bound on created_at (Unix seconds).
-        created_to: Inclusive upper bound on created_at (Unix seconds).
-    """
-
-    user_id: str
-    memory_types: tuple[str, ...] | None = None
-    session_id: str | None = None
-    tags: tuple[str, ...] | None = None
-    created_from: int | None = None
-    created_to: int | None = None
+#: The filter of a vector query (``user_id`` always set; ``now`` is ignored): the one filter type of every read.
+VectorFilter = MemoryFilter
 
 
 @runtime_checkable

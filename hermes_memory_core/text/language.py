@@ -93,7 +93,8 @@ class _Embeds(Protocol):
 
 def _unit(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    return matrix / np.maximum(norms, 1e-12)
+    unit: np.ndarray = matrix / np.maximum(norms, 1e-12)
+    return unit
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,9 @@ class DenseCalibrator:
         return parts
 
     def _combine(self, parts: list[np.ndarray], lang: str) -> np.ndarray:
-        return np.sum([(p - mean) / std for p, (mean, std) in zip(parts, self._parts[lang], strict=True)], axis=0)
+        combined: np.ndarray = np.sum([(p - mean) / std for p, (mean, std) in zip(parts, self._parts[lang], strict=True)],
+                                      axis=0)
+        return combined
 
     def _raw(self, vecs: np.ndarray, lang: str) -> np.ndarray:
         """The score of unit vectors of one language before the final standardisation."""

@@ -1,4 +1,5 @@
-"""The one rule of the house, checked on the source: what may import what, and no import circle anywhere.
+"""The rules of the house, checked on the source: what may import what, no import circle anywhere, one memory-block
+renderer, and tests that mirror the packages.
 
 Layers, top to bottom (a module imports its own layer or lower ones, never a higher one)::
 
@@ -230,3 +231,51 @@ def test_the_metadata_store_is_its_roles() -> None:
             owners.setdefault(method, []).append(role.__name__)
     assert {m: o for m, o in owners.items() if len(o) > 1} == {}
     assert all(0 < len(methods(role)) <= MAX_PROTOCOL_METHODS for role in ROLES)
+
+
+def test_short_term_owns_its_ring() -> None:
+    """The ring and its compaction live in ``short_term``, which asks no other room: the lifecycle hands it what
+    becomes of turns leaving the ring."""
+    room = f"{PACKAGE}.short_term"
+    assert f"{room}.compaction" in MODULES
+    others = {f"{PACKAGE}.{r}" for r, layer in LAYERS.items() if layer == LAYERS["short_term"] and r != "short_term"}
+    reach = sorted(d for m, deps in GRAPH.items() if m.startswith(room) for d in deps
+                   if any(d == o or d.startswith(o + ".") for o in others))
+    assert reach == []
+
+
+def test_one_memory_block_renderer() -> None:
+    """Every memory block is rendered by ``hermes_memory_core/rendering.py`` (escaping, read-time guard, dates,
+    tier labels): no other module of the core or the adapters writes the block's markers or defines its own."""
+    renderer = ROOT / "rendering.py"
+    offenders = []
+    for folder in [ROOT, *(ROOT.parent / adapter for adapter in ADAPTERS)]:
+        for path in folder.rglob("*.py"):
+            if path == renderer:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "hermes_memory>" in node.value:
+                    offenders.append(f"{path.relative_to(ROOT.parent)}:{node.lineno} writes a block marker")
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                offenders += [f"{path.relative_to(ROOT.parent)}:{node.lineno} defines {t.id}" for t in targets
+                              if isinstance(t, ast.Name) and t.id in ("MEMORY_BLOCK_START", "MEMORY_BLOCK_END")]
+    assert offenders == []
+    assert "hermes_memory>" in renderer.read_text(encoding="utf-8")
+
+
+#: The tests of ``hermes_memory_core/x/y.py`` live in ``tests/hermes_memory_core/x/test_y.py``; crash, concurrency
+#: and fault tests in ``faults/``. At the top level: the tests of the top-level modules (``test_<module>.py`` or
+#: ``test_<module>_<topic>.py``) and these, which look at the whole package.
+TESTS = Path(__file__).resolve().parent
+WHOLE_PACKAGE_TESTS = {"test_architecture.py", "test_imports.py", "test_readme_knowledge.py"}
+
+
+def test_tests_mirror_the_packages() -> None:
+    folders = sorted(p.relative_to(TESTS) for p in TESTS.rglob("*") if p.is_dir() and p.name != "__pycache__")
+    stray = [str(f) for f in folders if str(f) != "faults" and not (ROOT / f / "__init__.py").is_file()]
+    assert stray == [], f"test folders that name no package of hermes_memory_core: {stray}"
+    top_modules = {p.stem for p in ROOT.glob("*.py") if p.stem != "__init__"}
+    loose = [p.name for p in TESTS.glob("test_*.py") if p.name not in WHOLE_PACKAGE_TESTS
+             and not any(p.stem == f"test_{m}" or p.stem.startswith(f"test_{m}_") for m in top_modules)]
+    assert loose == [], f"top-level tests that belong in a package folder: {loose}"

@@ -5,7 +5,7 @@ EXPECTED = {
     "ContentTooLongError", "DimensionMismatchError", "EmbeddingError", "EmptyContentError", "EncryptionKeyError", "ErasureReport",
     "ForgetReport", "HermesMemoryError", "InvalidIdError", "InvalidInputError", "LLM", "MemoryConfig", "MemoryHit",
     "MemoryItem", "MemoryProvider", "MemoryRecord", "MemoryType", "MemoryVersion", "Message", "NotFoundError",
-    "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "SessionMemory", "SessionView",
+    "PermissionDeniedError", "RankingConfig", "ReconcileReport", "RememberResult", "RememberAction", "AccessAction", "SessionMemory", "SessionView",
     "StorageFullError", "StoreBusyError", "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
     "WriteVerdict", "check_memory_write", "CONVERSATION_KIND", "MEMORY_BLOCK_START", "MEMORY_BLOCK_END",

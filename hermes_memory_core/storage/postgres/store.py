@@ -376,7 +376,7 @@ class PostgresMetadataStore(SQLMetadataStore):
             f"       {'AND t.tf > 0' if own_only else ''} GROUP BY t.memory_id) "
         )
         head = [*weights, float(context_weight), float(context_weight), avgdl, user_id, kept]
-        where, params = self._filters(flt or KeywordFilter())
+        where, params = self._filters(flt or KeywordFilter(user_id))
         # One statement, as in SQLite: the postings' best 3 × limit (scores rounded for those only), each with
         # whether its memory passes the filters (checked by primary key). Only when filters leave too few while
         # more matches exist does a joined query rank the filtered set.

@@ -257,7 +257,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
         with_context = context_weight > 0
         weighty = self._term_weights.weighty(conn, fts, list(dict.fromkeys(terms)), with_context)
         match = _fts_query(user_key(user_id), weighty, with_context)
-        where, params = self._filters(flt or KeywordFilter())
+        where, params = self._filters(flt or KeywordFilter(user_id))
         fetch = limit * 3
         # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
         # the same order whatever the last bits of their floating-point sums

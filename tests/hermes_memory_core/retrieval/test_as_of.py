@@ -110,7 +110,7 @@ def test_rescored_bm25_equals_the_keyword_legs_own(store: MemoryProvider) -> Non
     meta = store.engine.metadata
     terms = tokenize_query("antique stamps maps tea")
     w = store.config.ranking.keyword_context_weight
-    leg = dict(meta.keyword_search("u", terms, 50, KeywordFilter(), context_weight=w))
+    leg = dict(meta.keyword_search("u", terms, 50, KeywordFilter("u"), context_weight=w))
     stats = meta.keyword_stats("u", terms, w)
     assert bm25(tokenize("The user collects antique maps and rare stamps"), terms, stats) == pytest.approx(
         leg[mid], abs=1e-6)

@@ -101,7 +101,7 @@ def search(
     terms = store.codec.query_terms(toks)  # type: ignore[attr-defined]
     if "memory_types" in flt or "tags" in flt:
         flt = {k: tuple(v) if isinstance(v, list) else v for k, v in flt.items()}  # type: ignore[arg-type]
-    return store.keyword_search(user, terms, limit, KeywordFilter(**flt), context_weight)  # type: ignore[arg-type]
+    return store.keyword_search(user, terms, limit, KeywordFilter(user, **flt), context_weight)  # type: ignore[arg-type]
 
 
 def n(memory_id: str) -> int:
@@ -220,14 +220,14 @@ class TestMemoryRecords:
         assert store.missing_languages() == [(rec(2, "").id, "用户喜欢茶")]
         store.set_languages([(rec(2, "").id, "zh")])
         assert store.missing_languages() == [] and store.has_language("u1", "zh")
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter())] == [1, 2]  # oldest first, one user's
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter(), limit=1, offset=1)] == [2]
+        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [1, 2]  # oldest first, one user's
+        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"), limit=1, offset=1)] == [2]
         key = store.codec.lookup_value("long_term", "fact_key", "drink")
         assert store.find_by_metadata("u1", "fact_key", key, ("long_term",)) == rec(1, "").id
         assert store.find_by_metadata("u2", "fact_key", key, ("long_term",)) is None
         store.soft_delete(rec(1, "").id, "gone", 2_000)
         assert not store.has_language("u1", "en") and store.find_by_metadata("u1", "fact_key", key, ("long_term",)) is None
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter())] == [2]
+        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [2]
 
 
 class TestVersionHistory:
@@ -259,14 +259,14 @@ class TestVersionHistory:
         store.soft_delete(b.id, "gone", 3_000)
         assert [(v.current_from, v.current_to) for v in store.versions(a.id)] == [(1_000, 2_000), (2_000, None)]
         assert [(v.current_from, v.current_to) for v in store.versions(b.id)] == [(1_000, 2_500), (2_500, 3_000)]
-        then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter())}
+        then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter("u1"))}
         assert then[a.id].content == "The user drinks green tea" and then[a.id].version == 1
         assert then[b.id].content == "The user lives in Berlin" and then[b.id].updated_at == 1_000  # opened from its seal
-        later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter())}
+        later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter("u1"))}
         assert set(later) == {b.id} and later[b.id].content == "The user lives in Lisbon"  # deleted later: existed
-        assert store.records_as_of("u1", 3_000, KeywordFilter()) == []  # a is unchanged since; b was gone
-        assert store.records_as_of("u1", 999, KeywordFilter()) == [] and store.records_as_of("u2", 1_800, KeywordFilter()) == []
-        assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter(memory_types=("long_term",)))} == {a.id}
+        assert store.records_as_of("u1", 3_000, KeywordFilter("u1")) == []  # a is unchanged since; b was gone
+        assert store.records_as_of("u1", 999, KeywordFilter("u1")) == [] and store.records_as_of("u2", 1_800, KeywordFilter("u2")) == []
+        assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter("u1", memory_types=("long_term",)))} == {a.id}
 
 
 class TestKeywordIndex:
@@ -358,7 +358,7 @@ class TestKeywordIndex:
         for weight in (0.0, 0.2):
             stats = store.keyword_stats("u1", terms, weight)
             assert stats.docs == len(CORPUS) and stats.df["marathon"] == 2
-            for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter(), weight):
+            for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter("u1"), weight):
                 doc = store.codec.index_tokens("long_term", CORPUS[n(mid)])  # what indexes it (dictionary terms too)
                 assert bm25(doc, terms, stats) == pytest.approx(score, abs=1e-6)
 

@@ -22,7 +22,7 @@ READ_ONLY = [
     ["update", "00000000-0000-4000-8000-000000000000", "new text"],
     ["delete", "00000000-0000-4000-8000-000000000000"],
 ]
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _one_line_error(err: str, *needles: str) -> None:

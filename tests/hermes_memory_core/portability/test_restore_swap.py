@@ -21,7 +21,7 @@ from hermes_memory_core import BundleError, MemoryProvider
 from hermes_memory_core.portability import restore as restore_module
 from hermes_memory_core.portability.bundle import BUNDLE_FILES, private_copy, verify_bundle
 from tests.conftest import ADMIN, make_config
-from tests.hermes_memory_core.trust.test_restore_safety import _reseal
+from tests.hermes_memory_core.portability.test_restore_safety import _reseal
 
 SECRET = "operator-signing-secret-0027"
 

@@ -18,7 +18,7 @@ from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
 from hermes_memory_core.cli import build_parser, main, options_table
 from tests.conftest import TEST_KEY
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -1,0 +1,68 @@
+"""Compaction of a session's ring (docs/design.md#short-term-buffer-and-summaries): while a session holds more than
+``ring_size`` turns, its oldest ``summarize_turns`` turns become a summary of at most ``summary_chunk_chars``
+characters, appended to the running summary, and what the user said in them goes to the durable promotion queue.
+When the running summary passes ``summary_max_chars``, its older chunks are compressed again into one tighter chunk.
+
+Turns leaving the ring that a session end has not archived yet are handed to the owner's ``archive`` first (the
+lifecycle keeps them as conversation memories), so short-term memory needs nothing of the rooms that use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.llm import LLM
+from hermes_memory_core.short_term.session import USER_ROLES
+from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
+from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.trust.injection import sanitize_summary
+
+__all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
+
+#: Keeps turns that leave the ring: ``(engine, user_id, session_id, turns) -> memories written``.
+TurnArchiver = Callable[[MemoryEngine, str, str, Sequence[Sequence[Message]]], int]
+
+
+def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
+    """The host model's summarizer, or the extractive fallback without one."""
+    return LLMSummarizer(llm, timeout) if llm is not None else ExtractiveSummarizer()
+
+
+def user_words(turn: Sequence[Message]) -> str:
+    """What the user said in one turn (the promotion queue's entry for it)."""
+    return " ".join(m.content for m in turn if m.role in USER_ROLES)
+
+
+def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None, archive: TurnArchiver) -> int:
+    """Summarise overflowing turns of one session (see the module docstring), handing the turns that leave the ring
+    unarchived to ``archive``. Returns how many chunks were appended."""
+    cfg = engine.config
+    sessions = engine.sessions
+    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
+    appended = 0
+    while True:
+        turns = sessions.turns(user_id, session_id)
+        if len(turns) <= cfg.ring_size:
+            break
+        oldest = turns[: cfg.summarize_turns]
+        pairs = [(m.role, m.content) for turn in oldest for m in turn]
+        summary = sanitize_summary(summarizer.summarize(pairs, cfg.summary_chunk_chars))  # attacks split by turns
+        if cfg.redact_summaries:
+            summary = engine.redact_text(summary)
+        mark = sessions.archived_turn(user_id, session_id)
+        fresh = [turn for turn in oldest if turn[0].turn > mark]  # turns a session end has not archived yet
+        archive(engine, user_id, session_id, fresh)
+        numbers = [turn[0].turn for turn in oldest]
+        if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
+                                          engine.now(), archived_through=max(numbers) if fresh else None):
+            break
+        appended += 1
+        chunks = sessions.chunks(user_id, session_id)
+        if sum(len(c.text) for c in chunks) > cfg.summary_max_chars and len(chunks) > 1:
+            older = chunks[:-1]
+            tight = sanitize_summary(summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2))
+            if cfg.redact_summaries:
+                tight = engine.redact_text(tight)
+            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
+    return appended

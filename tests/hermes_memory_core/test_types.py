@@ -1,0 +1,68 @@
+"""One serialisation of records and hits. Outcomes are string enums: they compare equal to, print as and serialise as their values, and the access log
+stores the value (not the member name) on both metadata backends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hermes_memory_core import (
+    AccessAction,
+    Caller,
+    MemoryHit,
+    MemoryProvider,
+    MemoryRecord,
+    MemoryType,
+    PermissionDeniedError,
+    RememberAction,
+)
+from hermes_memory_core.types import HIT_FIELDS, RECORD_FIELDS
+from tests.conftest import BACKENDS, make_config
+from tests.fakes import HashingEmbedder
+
+
+def test_outcomes_read_as_their_values() -> None:
+    assert [str(a) for a in RememberAction] == ["added", "duplicate", "versioned", "kept_apart", "skipped", "rejected"]
+    assert json.dumps({"action": RememberAction.KEPT_APART, "tier": MemoryType.PERMANENT}) == \
+        '{"action": "kept_apart", "tier": "permanent"}'
+    assert f"{RememberAction.DUPLICATE}: [{MemoryType.LONG_TERM}]" == "duplicate: [long_term]"
+    assert RememberAction("versioned") is RememberAction.VERSIONED and AccessAction("search") is AccessAction.SEARCH
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_remember_and_access_log_carry_enum_values(tmp_path: Path, backend: str) -> None:
+    with MemoryProvider(make_config(tmp_path / "s", backend), embedder=HashingEmbedder()) as mem:
+        first = mem.remember("I am allergic to peanuts", user_id="u")
+        again = mem.remember("I am allergic to peanuts", user_id="u")
+        assert type(first.action) is RememberAction and first.action == "added" and again.action == "duplicate"
+        fact = mem.add("The user's blood type is O", user_id="u", memory_type="permanent", caller=Caller.admin("a"))
+        with pytest.raises(PermissionDeniedError):
+            mem.get(fact, caller=Caller("anonymous"))
+        mem.get(fact, caller=Caller.admin("a"))
+        actions = {a for a, _at, _d in mem.engine.metadata.access_log(fact)}
+        assert actions == {"add", "permanent_write", "permanent_denied", "permanent_read"}
+        assert {AccessAction(a) for a in actions} == {AccessAction.ADD, AccessAction.PERMANENT_WRITE,
+                                                      AccessAction.PERMANENT_DENIED, AccessAction.PERMANENT_READ}
+
+
+def _record() -> MemoryRecord:
+    return MemoryRecord("m1", "u", "s", "The user likes tea", MemoryType.LONG_TERM, 0.6, 2, 100, 200, None, 3,
+                        ("drink",), {"source": "explicit"})
+
+
+def test_one_serialisation_of_records_and_hits() -> None:
+    rec = _record()
+    full = rec.to_dict()
+    assert tuple(full) == RECORD_FIELDS and full["memory_type"] == "long_term" and type(full["memory_type"]) is str
+    assert full["tags"] == ["drink"] and full["metadata"] == {"source": "explicit"}
+    full["metadata"]["x"] = 1  # a copy: the record is untouched
+    assert rec.metadata == {"source": "explicit"}
+    hit = MemoryHit(rec, 0.123456, 0.5, dense_score=0.98765, dialogue=True)
+    assert tuple(hit.to_dict()) == HIT_FIELDS
+    shown = hit.to_dict(("score", "id", "dense_score", "keyword_score"), score_digits=4)
+    assert list(shown.items()) == [("score", 0.1235), ("id", "m1"), ("dense_score", 0.9877), ("keyword_score", None)]
+    assert hit.to_dict(("score",))["score"] == 0.123456
+    with pytest.raises(ValueError, match="unknown fields"):
+        rec.to_dict(("id", "score"))

@@ -1,0 +1,37 @@
+"""One table of fact topics: the rule classifier keys a statement and search reads a question by the same topics."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_memory_core.lifecycle.classifier import RuleClassifier
+from hermes_memory_core.retrieval.gate import FACT_TOPICS, question_topics
+from hermes_memory_core.text.fact_topics import TOPICS
+from hermes_memory_core.types import MemoryType
+
+#: topic -> (a statement of the fact, a question about it), one English and one Chinese pair each
+SAMPLES = {
+    "name": [("My name is Dana", "What is my name?"), ("我叫林华", "我叫什么名字？")],
+    "allergy": [("I am allergic to peanuts", "What am I allergic to?"), ("我对花生过敏", "我对什么过敏？")],
+    "birth": [("I was born in 1990", "When was I born?"), ("我的生日是五月三日", "我的生日是哪天？")],
+    "occupation": [("I work as a nurse", "What is my job?"), ("我在银行工作", "我做什么工作？")],
+    "residence": [("I live in Lisbon", "Where do I live?"), ("我住在上海", "我住在哪个城市？")],
+    "pet": [("My cat is called Miso", "What is my cat called?"), ("我养了一只狗", "我的宠物叫什么？")],
+    "family": [("My daughter is six", "How old is my daughter?"), ("我的妻子是老师", "我妻子做什么？")],
+    "diet": [("I am vegetarian", "What food do I eat?"), ("我吃素", "我的饮食有什么要求？")],
+}
+
+
+def test_every_topic_is_in_one_table() -> None:
+    assert [t.key for t in TOPICS] == list(SAMPLES)
+    assert {t.key: t.question for t in TOPICS} == FACT_TOPICS
+
+
+@pytest.mark.parametrize("topic", list(SAMPLES))
+def test_statement_and_question_meet_on_the_topic(topic: str) -> None:
+    rules = RuleClassifier()
+    for statement, question in SAMPLES[topic]:
+        decision = rules.classify(statement)
+        assert decision.memory_type is MemoryType.PERMANENT, statement
+        assert (decision.key or "").split("_", 1)[0] == topic, (statement, decision.key)
+        assert topic in question_topics(question), question
