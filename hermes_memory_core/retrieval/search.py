@@ -41,7 +41,13 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
-from hermes_memory_core.retrieval.translation import TranslatedCalibrator, Translator, other_language
+from hermes_memory_core.retrieval.translation import (
+    TRANSLATED_CROSS_DENSE_WEIGHT,
+    TranslatedCalibrator,
+    Translator,
+    balance_keyword,
+    other_language,
+)
 from hermes_memory_core.storage.metadata import KeywordFilter
 from hermes_memory_core.storage.vectors import VectorFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
@@ -156,6 +162,9 @@ class Searcher:
         self._keywords: KeywordExtractor | None = None
         self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
         self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
+        self._translation_tokens: OrderedDict[str, list[str]] = OrderedDict()
+        self._weights_for: Any = None
+        self._weights: Any = None
 
     def search(
         self,
@@ -222,11 +231,17 @@ class Searcher:
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
         if cross and cal is not None:
-            for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
+            # with the model's translation, its embedding alone brings in the other language's candidates (the
+            # language-centred question found none it misses on the bilingual fact set; one vector search less keeps the
+            # repeated question as cheap as offline)
+            vecs = [cal.translated] if translated is not None else [cal.cross_query_vector, cal.translated]
+            for vec in (v for v in vecs if v is not None):
                 found_by_cross.update(mid for mid, _ in engine.vectors.search(vec, n, vflt) if mid not in cosines)
         tokens = self.keyword_tokens(text, llm, cross)
         if about_user != text:
             tokens = list(dict.fromkeys([*tokens, *query_terms(about_user, cross_language=cross)]))
+        if translated is not None:  # the translation's words find other-language memories by their own words
+            tokens = list(dict.fromkeys([*tokens, *self._translation_terms(translated)]))
         terms = engine.codec.query_terms(tokens)
         keyword = engine.metadata.keyword_search(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
@@ -246,6 +261,9 @@ class Searcher:
                     return []
                 candidates = unvectored
                 keyword = [(mid, score) for mid, score in keyword if mid in unvectored]
+        if translated is not None:
+            keyword = balance_keyword(keyword, {mid: row.lang for mid, row in fields.items()}, ql)
+            weights = self._translated_weights(weights)
         dense = confidence if cross else cosines
         merged = {mid: Candidate(mid, dense=dense.get(mid)) for mid in candidates}
         for mid, score in keyword:
@@ -279,6 +297,24 @@ class Searcher:
                 self._translators.clear()
             translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
         return translator.start(text, other_language(ql))
+
+    def _translation_terms(self, translation: str) -> list[str]:
+        """The keyword terms of a question's translation (cached with its embedding: a repeated question's)."""
+        terms = self._translation_tokens.get(translation)
+        if terms is None:
+            terms = query_terms(to_third_person(translation, keep_requests=True), cross_language=False)
+            self._translation_tokens[translation] = terms
+            while len(self._translation_tokens) > _TRANSLATION_VECTORS:
+                self._translation_tokens.popitem(last=False)
+        return terms
+
+    def _translated_weights(self, weights: Any) -> Any:
+        """The ranking weights of a question searched with its translation (see
+        :data:`~hermes_memory_core.retrieval.translation.TRANSLATED_CROSS_DENSE_WEIGHT`)."""
+        if self._weights_for is not weights:
+            self._weights_for = weights
+            self._weights = weights.model_copy(update={"cross_dense_weight": TRANSLATED_CROSS_DENSE_WEIGHT})
+        return self._weights
 
     def _calibrator(
         self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
