@@ -52,7 +52,7 @@ class TermWriter:
         with self._lock:
             found = self._translators.get(id(llm))
             if found is None or found.llm is not llm:
-                found = Translator(llm, self.engine.config.llm_timeout_seconds)
+                found = Translator(llm, self.engine.config.llm_timeout_seconds, pool=self.engine.model_pool)
                 self._translators = {id(llm): found}  # one host model at a time in practice
             return found
 

@@ -295,7 +295,8 @@ class Searcher:
         if translator is None or translator.llm is not llm:
             if len(self._translators) >= _TRANSLATORS:
                 self._translators.clear()
-            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
+            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds,
+                                                                 pool=self.engine.model_pool)
         return translator.start(text, other_language(ql))
 
     def _translation_terms(self, translation: str) -> list[str]:
@@ -370,7 +371,7 @@ class Searcher:
         (with a Chinese question's English dictionary terms when the store also holds English memories)."""
         if self.engine.config.llm_keywords and llm is not None:
             if self._keywords is None or self._keywords.llm is not llm:
-                self._keywords = KeywordExtractor(llm, self.engine.config.llm_timeout_seconds)
+                self._keywords = KeywordExtractor(llm, self.engine.config.llm_timeout_seconds, pool=self.engine.model_pool)
             terms = self._keywords.terms(text)
             if terms:
                 toks = tokenize_query(" ".join(terms))

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.llm import LLM, ask
+from hermes_memory_core.llm import LLM, ModelPool, ask, default_pool
 from hermes_memory_core.text.language import DenseCalibrator, Language, chinese_share
 from hermes_memory_core.text.tokenizer import tokenize_query
 
@@ -49,8 +49,6 @@ __all__ = [
 
 logger = logging.getLogger("hermes_memory")
 
-#: Threads that wait on the host model for questions' translations (a hanging call holds one until it returns).
-_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="hermes-translate")
 _NAMES = {"zh": "Simplified Chinese", "en": "English"}
 
 TRANSLATE_PROMPT = (
@@ -175,11 +173,13 @@ class Translator:
         llm: The host's model.
         timeout: Seconds one call may take; past it the answer is None (the caller goes on without).
         cache_size: Questions whose translation is remembered (least recently used go first).
+        pool: The store's model threads (:class:`~hermes_memory_core.llm.ModelPool`; None: the shared default).
     """
 
-    def __init__(self, llm: LLM, timeout: float, cache_size: int = 2048) -> None:
+    def __init__(self, llm: LLM, timeout: float, cache_size: int = 2048, pool: ModelPool | None = None) -> None:
         self.llm = llm
         self.timeout = timeout
+        self.pool = pool
         self._cache: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -202,12 +202,15 @@ class Translator:
                 return lambda: known
             self.calls += 1
         deadline = time.monotonic() + self.timeout
-        future = _POOL.submit(self.llm.complete, TRANSLATE_PROMPT.format(language=_NAMES[lang], text=question))
+        future = (self.pool or default_pool()).submit(
+            self.llm.complete, TRANSLATE_PROMPT.format(language=_NAMES[lang], text=question), timeout=self.timeout
+        )
 
         def finish() -> str | None:
             try:
                 answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
             except concurrent.futures.TimeoutError:
+                future.cancel()
                 logger.warning("hermes_memory: translation timed out after %.1fs; searching without it", self.timeout)
                 answer = None
             except Exception as exc:  # noqa: BLE001 - any model failure means "search as offline"
@@ -227,7 +230,7 @@ class Translator:
         model answered at all (False: it failed or did not answer in time)."""
         with self._lock:
             self.calls += 1
-        answer = ask(self.llm, TERMS_PROMPT.format(language=_NAMES[lang], text=text), self.timeout)
+        answer = ask(self.llm, TERMS_PROMPT.format(language=_NAMES[lang], text=text), self.timeout, self.pool)
         return parse_terms(answer, lang), answer is not None
 
 
