@@ -26,7 +26,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,7 +42,7 @@ from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.translation import (
     TRANSLATED_CROSS_DENSE_WEIGHT,
-    TranslatedCalibrator,
+    TranslatedQueries,
     Translator,
     balance_keyword,
     other_language,
@@ -161,8 +160,7 @@ class Searcher:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
         self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
-        self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
-        self._translation_tokens: OrderedDict[str, list[str]] = OrderedDict()
+        self._translated = TranslatedQueries(_TRANSLATION_VECTORS)
         self._weights_for: Any = None
         self._weights: Any = None
 
@@ -230,18 +228,23 @@ class Searcher:
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
+        translated_cosines: dict[str, float] = {}
         if cross and cal is not None:
             # with the model's translation, its embedding alone brings in the other language's candidates (the
             # language-centred question found none it misses on the bilingual fact set; one vector search less keeps the
             # repeated question as cheap as offline)
             vecs = [cal.translated] if translated is not None else [cal.cross_query_vector, cal.translated]
             for vec in (v for v in vecs if v is not None):
-                found_by_cross.update(mid for mid, _ in engine.vectors.search(vec, n, vflt) if mid not in cosines)
-        tokens = self.keyword_tokens(text, llm, cross)
+                found = engine.vectors.search(vec, n, vflt)
+                if translated is not None:  # the translation's cosines score the other language (no fetch)
+                    translated_cosines = dict(found)
+                found_by_cross.update(mid for mid, _ in found if mid not in cosines)
+        # a question with the model's translation needs no dictionary terms: the translation's words stand in
+        tokens = self.keyword_tokens(text, llm, cross and translated is None)
         if about_user != text:
             tokens = list(dict.fromkeys([*tokens, *query_terms(about_user, cross_language=cross)]))
         if translated is not None:  # the translation's words find other-language memories by their own words
-            tokens = list(dict.fromkeys([*tokens, *self._translation_terms(translated)]))
+            tokens = list(dict.fromkeys([*tokens, *self._translated.terms(translated, engine.embedder.embed_query)]))
         terms = engine.codec.query_terms(tokens)
         keyword = engine.metadata.keyword_search(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
@@ -251,7 +254,7 @@ class Searcher:
         confidence: dict[str, float] = {}
         if cal is not None:
             dense_ids = [mid for mid in (*cosines, *found_by_cross) if mid in fields]
-            confidence = self._confidence(cal, dense_ids, cosines, fields, ql)
+            confidence = self._confidence(cal, dense_ids, cosines, fields, ql, translated_cosines)
             if min_score is not None and max(confidence.values(), default=float("-inf")) < min_score:
                 # nothing stands out densely; a memory kept out of the vector index (permanent_vectors=False) can
                 # only be judged by its keyword match, so such matches stay
@@ -299,16 +302,6 @@ class Searcher:
                                                                  pool=self.engine.model_pool)
         return translator.start(text, other_language(ql))
 
-    def _translation_terms(self, translation: str) -> list[str]:
-        """The keyword terms of a question's translation (cached with its embedding: a repeated question's)."""
-        terms = self._translation_tokens.get(translation)
-        if terms is None:
-            terms = query_terms(to_third_person(translation, keep_requests=True), cross_language=False)
-            self._translation_tokens[translation] = terms
-            while len(self._translation_tokens) > _TRANSLATION_VECTORS:
-                self._translation_tokens.popitem(last=False)
-        return terms
-
     def _translated_weights(self, weights: Any) -> Any:
         """The ranking weights of a question searched with its translation (see
         :data:`~hermes_memory_core.retrieval.translation.TRANSLATED_CROSS_DENSE_WEIGHT`)."""
@@ -325,14 +318,9 @@ class Searcher:
         see :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), else, for a Chinese
         question, its English dictionary terms."""
         translated = None
-        if cross and translation is not None:
-            translated = self._translation_vectors.get(translation)
-            if translated is None:  # a repeated question costs neither a model call nor an embedding
-                translated = self.engine.embedder.embed_query(to_third_person(translation, keep_requests=True))
-                self._translation_vectors[translation] = translated
-                while len(self._translation_vectors) > _TRANSLATION_VECTORS:
-                    self._translation_vectors.popitem(last=False)
-            return TranslatedCalibrator(self.engine.language_profile(), query_vec, ql, translated)
+        if cross and translation is not None:  # a repeated question: no model call, no embedding, no calibration
+            return self._translated.calibrator(translation, query_vec, ql, self.engine.language_profile(),
+                                               self.engine.embedder.embed_query)
         if cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():
@@ -346,17 +334,25 @@ class Searcher:
         cosines: dict[str, float],
         fields: dict[str, Any],
         ql: Language,
+        translated_cosines: dict[str, float] | None = None,
     ) -> dict[str, float]:
-        """Calibrated z of the dense candidates: from the cosine for a memory in the question's language, from its
-        stored vector (fetched) for one in the other language."""
+        """Calibrated z of the dense candidates: from the cosine for a memory in the question's language (or, with
+        the model's translation, from the translation's cosine for one in the other language), else from its
+        stored vector (fetched)."""
         out: dict[str, float] = {}
         fetch: list[str] = []
+        by_cosine: dict[Language, tuple[list[str], list[float]]] = {}
         for mid in ids:
             lang = fields[mid].lang or ql
-            if lang == ql and mid in cosines:
-                out[mid] = cal.z_from_cosine(cosines[mid], ql)
+            found = cosines if lang == ql else translated_cosines or {}
+            if mid in found:
+                got = by_cosine.setdefault(lang, ([], []))
+                got[0].append(mid)
+                got[1].append(found[mid])
             else:
                 fetch.append(mid)
+        for lang, (mids, values) in by_cosine.items():
+            out.update(zip(mids, (float(z) for z in cal.z_from_cosines(values, lang)), strict=True))
         if fetch:
             vectors = self.engine.vectors.fetch(fetch)
             present = [mid for mid in fetch if mid in vectors]

@@ -26,13 +26,15 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from hermes_memory_core.llm import LLM, ModelPool, ask, default_pool
-from hermes_memory_core.text.language import DenseCalibrator, Language, chinese_share
+from hermes_memory_core.text.language import DenseCalibrator, Language, LanguageProfile, chinese_share
+from hermes_memory_core.text.perspective import to_third_person
+from hermes_memory_core.text.terms import query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "TRANSLATED_CROSS_DENSE_WEIGHT",
     "TRANSLATE_PROMPT",
     "TranslatedCalibrator",
+    "TranslatedQueries",
     "Translator",
     "balance_keyword",
     "other_language",
@@ -282,3 +285,73 @@ class TranslatedCalibrator(DenseCalibrator):
         if lang == self.query_language or self.translated is None:
             return super()._parts_of(vecs, lang, centred)
         return [vecs @ self.translated]
+
+    def z_from_cosines(self, cosines: Sequence[float], doc_language: Language) -> np.ndarray:
+        """Calibrated scores of memories from one cosine each: the question's for memories in its language, the
+        translation's (as the vector search with it returns them) for memories in the other language, so no
+        memory found by either vector search needs its vector fetched."""
+        mean, std = self._stats[doc_language]
+        return (self._combine([np.asarray(cosines, dtype=np.float64)], doc_language) - mean) / std
+
+
+class TranslatedQueries:
+    """What search derives from a question's translation, kept per translation (least recently used dropped
+    past ``size``): its embedding, its keyword terms and the last calibrator built with it, so a repeated
+    question costs no model call, no embedding and no calibration beyond the cached lookups.
+
+    Args:
+        size: Translations kept.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._entries: OrderedDict[str, _Translated] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _entry(self, translation: str, embed: Callable[[str], np.ndarray]) -> _Translated:
+        with self._lock:
+            entry = self._entries.get(translation)
+            if entry is not None:
+                self._entries.move_to_end(translation)
+                return entry
+        about_user = to_third_person(translation, keep_requests=True)
+        entry = _Translated(embed(about_user), query_terms(about_user, cross_language=False))
+        with self._lock:
+            self._entries[translation] = entry
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return entry
+
+    def calibrator(
+        self,
+        translation: str,
+        query_vector: np.ndarray,
+        query_language: Language,
+        profile: LanguageProfile,
+        embed: Callable[[str], np.ndarray],
+    ) -> TranslatedCalibrator:
+        """The :class:`TranslatedCalibrator` of a question (its embedding ``query_vector``) with this translation;
+        ``embed`` embeds the translation (as a query) the first time."""
+        entry = self._entry(translation, embed)
+        last = entry.last  # one attribute, replaced whole: a concurrent search sees a matching pair
+        if (last is not None and last[1].profile is profile and last[1].query_language == query_language
+                and np.array_equal(last[0], query_vector)):
+            return last[1]
+        cal = TranslatedCalibrator(profile, query_vector, query_language, entry.vector)
+        entry.last = (np.array(query_vector, copy=True), cal)
+        return cal
+
+    def terms(self, translation: str, embed: Callable[[str], np.ndarray]) -> list[str]:
+        """The keyword terms of the translation (its words, in the third person like the memories)."""
+        return self._entry(translation, embed).terms
+
+
+class _Translated:
+    """One translation's embedding and terms, and the calibrator last built with them."""
+
+    __slots__ = ("last", "terms", "vector")
+
+    def __init__(self, vector: np.ndarray, terms: list[str]) -> None:
+        self.vector = vector
+        self.terms = terms
+        self.last: tuple[np.ndarray, TranslatedCalibrator] | None = None  # (question's embedding, its calibrator)
