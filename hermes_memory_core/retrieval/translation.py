@@ -38,6 +38,9 @@ from hermes_memory_core.text.terms import query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
 
 __all__ = [
+    "BATCH_CHARS",
+    "BATCH_NOTES",
+    "TERMS_BATCH_PROMPT",
     "TERMS_PROMPT",
     "TRANSLATED_CROSS_DENSE_WEIGHT",
     "TRANSLATE_PROMPT",
@@ -46,6 +49,7 @@ __all__ = [
     "Translator",
     "balance_keyword",
     "other_language",
+    "parse_batch_terms",
     "parse_terms",
     "parse_translation",
 ]
@@ -64,6 +68,16 @@ TERMS_PROMPT = (
     'of them. Answer with a JSON list of strings only, for example ["peanut allergy", "rash"] or ["花生", '
     '"过敏"].\n\nNote: {text}'
 )
+TERMS_BATCH_PROMPT = (
+    "The numbered notes below are lines of a conversation kept in a personal memory store. For each note give "
+    "the words a person would use in {language} to ask about it: its key terms translated into {language} "
+    "(names, things, places, activities, times), 3 to 10 per note. Answer with a JSON object only, mapping each "
+    'note\'s number to its list of strings, for example {{"1": ["peanut allergy", "rash"], "2": ["花生"]}}.'
+    "\n\n{notes}"
+)
+#: Most notes one batched key-terms call asks about, and most characters of them in all.
+BATCH_NOTES = 8
+BATCH_CHARS = 4000
 #: Most characters a translation may have, as a multiple of the question's (plus a margin for short questions).
 _LENGTH_FACTOR = 4
 _LENGTH_MARGIN = 80
@@ -169,6 +183,27 @@ def parse_terms(answer: str | None, lang: Language) -> list[str] | None:
     return terms or None
 
 
+def parse_batch_terms(answer: str | None, count: int, lang: Language) -> list[list[str] | None] | None:
+    """Each note's key terms in a model's answer to :data:`TERMS_BATCH_PROMPT` about ``count`` notes: a JSON
+    object from note numbers (1-based) to lists, or a JSON list of ``count`` lists; each list read as
+    :func:`parse_terms` reads one. None: no such structure in the answer."""
+    if not answer or not answer.strip():
+        return None
+    parsed = _structured(answer)
+    if isinstance(parsed, dict):
+        for key in ("notes", "terms", "result", "answer"):  # {"notes": {...}} or {"terms": [[...], ...]}
+            if len(parsed) == 1 and isinstance(parsed.get(key), dict | list):
+                parsed = parsed[key]
+    if isinstance(parsed, dict):
+        values = [parsed.get(str(i), parsed.get(i)) for i in range(1, count + 1)]
+    elif isinstance(parsed, list) and len(parsed) == count and all(isinstance(v, list | dict | str) for v in parsed):
+        values = list(parsed)
+    else:
+        return None
+    out = [None if v is None else parse_terms(json.dumps(v, ensure_ascii=False), lang) for v in values]
+    return out if any(t is not None for t in out) else None
+
+
 class Translator:
     """Asks the host's model for translations of questions (cached) and for memories' key terms.
 
@@ -236,6 +271,19 @@ class Translator:
         answer = ask(self.llm, TERMS_PROMPT.format(language=_NAMES[lang], text=text), self.timeout, self.pool)
         return parse_terms(answer, lang), answer is not None
 
+    def batch_terms(self, texts: list[str], lang: Language) -> tuple[list[list[str] | None], bool]:
+        """Key terms in ``lang`` of several notes in one model call (:data:`TERMS_BATCH_PROMPT`; one note is
+        asked as :meth:`key_terms` asks it): a list per note, None for a note the answer gives none; and whether
+        the model answered at all."""
+        if len(texts) == 1:
+            terms, answered = self.key_terms(texts[0], lang)
+            return [terms], answered
+        with self._lock:
+            self.calls += 1
+        answer = ask(self.llm, TERMS_BATCH_PROMPT.format(language=_NAMES[lang], notes=_notes(texts)), self.timeout,
+                     self.pool)
+        return parse_batch_terms(answer, len(texts), lang) or [None] * len(texts), answer is not None
+
 
 
 #: ``cross_dense_weight`` when the question has the host model's translation: a memory in the other language is
@@ -267,6 +315,10 @@ def balance_keyword(
         return keyword
     ratio = own / far
     return [(mid, sc * ratio if other(mid) else sc) for mid, sc in keyword]
+
+
+def _notes(texts: list[str]) -> str:
+    return "\n".join(f"Note {i}: {' '.join(text.split())}" for i, text in enumerate(texts, 1))
 
 
 class TranslatedCalibrator(DenseCalibrator):
