@@ -104,6 +104,9 @@ class ModelPool:
             me = threading.get_ident()
             with self._lock:
                 self._waiting -= 1
+                if self._closed:  # taken from the line as close() emptied it: never run, its caller is answered
+                    future.cancel()
+                    continue
                 running = future.set_running_or_notify_cancel()
                 if running:
                     self._running[me] = deadline
