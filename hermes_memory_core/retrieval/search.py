@@ -12,9 +12,11 @@
    dictionary terms too; every score is measured against ordinary sentences of the memory's language), two more
    vector searches bring in other-language candidates, and a Chinese question's keyword terms gain their English
    dictionary terms (Chinese memories are indexed under theirs). With the host's model (``llm_translation``), the
-   question's translation replaces the dictionary terms: its embedding scores the other-language memories (see
-   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`) and brings in their candidates, and
-   memories are also found by their other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
+   question's translation replaces the dictionary terms and the language-centred search: its embedding alone
+   brings in and scores the other-language memories (see
+   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), its words join the keyword leg
+   (:func:`~hermes_memory_core.retrieval.translation.balance_keyword`), and memories are also found by their
+   other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
    store in the question's language alone takes exactly the single-language path (and asks no model).
 5. **Fusion** — :func:`~hermes_memory_core.retrieval.ranking.rank` over both legs' candidates with their ranking
    columns; records of the returned hits come from the hot cache when still current, else from the store.
