@@ -4,6 +4,7 @@ Usage (the command line is a contract)::
 
     python -m benchmarks.bilingual_facts --json OUT.json
     python -m benchmarks.bilingual_facts --llm scripted --json OUT.json
+    python -m benchmarks.bilingual_facts --latency
 
 One user's 108 facts (54 Chinese, 54 English; ``--first-80``: the first 80, the set's version 1) and 40
 distractors are stored through the public API (``add_many``, long-term memories, no session), then every fact is
@@ -20,6 +21,16 @@ that a real model's quality decides. It gives every memory its other-language ke
 background; the run waits for them) and translates each question at search time. Every question is asked a
 second time to time the repeated question (with a model: the translation's cache). For timings without the
 embedding cache, pass ``--cache-dir ''``.
+
+``--latency`` times what the model adds to a search instead, every part in one run: three stores hold the same
+memories (written through the embedding cache), one without a model, one with the scripted model, one with the
+model and only the English memories (a one-language user). Every question is asked on the first two in turn,
+the first time and again, its embeddings taken from the embedding cache (warmed beforehand: the times are
+the search machinery's) or, with ``--live-queries``, embedded by the real model every time. The
+table gives each path's p50 / p95 and the per-question difference to the same ask without a model (p50 of the
+paired differences), beside the raw parts timed in the same run: the model's answer alone and the embedding of
+a question alone. The one-language store is asked every English question: the model calls it causes are
+counted (there should be none).
 """
 
 from __future__ import annotations
@@ -42,6 +53,20 @@ __all__ = ["DATA", "evaluate", "main"]
 DATA = Path(__file__).parent / "data" / "bilingual_facts.json"
 
 
+class _LiveQueries:
+    """An embedder that writes through the cache and embeds every query with the real model (timed searches)."""
+
+    def __init__(self, cached: CachedEmbedder) -> None:
+        self.cached = cached
+        self.model_id, self.dim = cached.model_id, cached.dim
+
+    def embed_documents(self, texts: Any) -> Any:
+        return self.cached.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.cached.inner.embed_query(text)
+
+
 class ScriptedTranslator:
     """A stand-in for the host's model, built from the fact set's own pairs: it translates a question into its
     counterpart in the other language (a fact's cross and same questions, an unrelated question's
@@ -56,6 +81,7 @@ class ScriptedTranslator:
     def __init__(self, data: dict[str, Any], latency: float = 0.05) -> None:
         self.latency = latency
         self.calls = 0
+        self.answer_s: list[float] = []  # how long each answer took (the model's own time)
         self.questions: dict[str, str] = {}
         for fact in data["facts"]:
             qs = fact["questions"]
@@ -71,7 +97,9 @@ class ScriptedTranslator:
 
     def complete(self, prompt: str) -> str:
         self.calls += 1
+        t0 = time.perf_counter()
         time.sleep(self.latency)
+        self.answer_s.append(time.perf_counter() - t0)
         if "\n\nQuestion: " in prompt:
             return self.questions.get(prompt.rsplit("\n\nQuestion: ", 1)[1], "")
         if "\n\nNote: " in prompt:
@@ -177,6 +205,114 @@ def evaluate(
     }
 
 
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure_latency(data_path: str | Path = DATA, cache_dir: str | None = ".bench_cache",
+                    latency: float = 0.05, live: bool = False) -> dict[str, Any]:
+    """Time what the scripted model adds to ``search`` (see the module docstring, ``--latency``).
+
+    Args:
+        live: Embed every question (and translation, dictionary gloss) with the real model while timing; else
+            they come from the embedding cache, warmed beforehand, so the times are the search machinery's.
+    """
+    from hermes_memory_core import MemoryConfig, MemoryProvider
+    from hermes_memory_core.embedding import load_embedder
+
+    data = json.loads(Path(data_path).read_text(encoding="utf-8"))
+    user = data["user_id"]
+    memories = [*data["facts"], *data["distractors"]]
+    questions = [q["text"] for f in data["facts"] for q in f["questions"]]
+    english = [q["text"] for f in data["facts"] for q in f["questions"] if q["lang"] == "en"]
+    times: dict[str, list[float]] = {k: [] for k in ("offline", "offline again", "model", "model again",
+                                                     "embedding", "one-language")}
+    with tempfile.TemporaryDirectory(prefix="hermes-latency-") as tmp:
+        cfg = MemoryConfig(data_dir=Path(tmp) / "off")
+        cached = CachedEmbedder(load_embedder(cfg.embedding_model, cfg.embedding_threads), cache_dir)
+        embedder: Any = _LiveQueries(cached) if live else cached
+        model, alone = ScriptedTranslator(data, latency), ScriptedTranslator(data, latency)
+        stores = {
+            "off": MemoryProvider(cfg, embedder=embedder),
+            "model": MemoryProvider(MemoryConfig(data_dir=Path(tmp) / "model"), embedder=embedder, llm=model),
+            "alone": MemoryProvider(MemoryConfig(data_dir=Path(tmp) / "alone"), embedder=embedder, llm=alone),
+        }
+        if not live:  # every embedding the timed searches need, computed now (two stores that are not timed)
+            for llm in (None, ScriptedTranslator(data, 0.0)):
+                with MemoryProvider(MemoryConfig(data_dir=Path(tmp) / f"warm-{llm is None}"), embedder=cached,
+                                    llm=llm) as warm:
+                    warm.add_many([{"content": m["text"], "user_id": user, "memory_type": "long_term"}
+                                   for m in memories])
+                    warm.flush()
+                    for q in questions:
+                        warm.search(q, user_id=user)
+        try:
+            for name, mem in stores.items():
+                kept = [m for m in memories if name != "alone" or m["lang"] == "en"]
+                mem.add_many([{"content": m["text"], "user_id": user, "memory_type": "long_term"} for m in kept])
+                mem.flush()  # key terms written; the timed part asks no write-time question
+            for mem in stores.values():  # warm every path once (profile, caches of the engine)
+                mem.search("warm up", user_id=user)
+            model.answer_s.clear()
+            calls_before = alone.calls
+            for q in questions:
+                for label, mem in (("offline", stores["off"]), ("model", stores["model"]),
+                                   ("offline again", stores["off"]), ("model again", stores["model"])):
+                    t0 = time.perf_counter()
+                    mem.search(q, user_id=user)
+                    times[label].append(time.perf_counter() - t0)
+            for q in english:
+                t0 = time.perf_counter()
+                stores["alone"].search(q, user_id=user)
+                times["one-language"].append(time.perf_counter() - t0)
+            alone_calls = alone.calls - calls_before
+            for q in questions:  # apart from the searches (the embedding runtime's threads stay busy a moment after)
+                t0 = time.perf_counter()
+                cached.inner.embed_query(q)  # the real model, whichever way the searches get their embeddings
+                times["embedding"].append(time.perf_counter() - t0)
+        finally:
+            for mem in stores.values():
+                mem.close()
+        cached.save()
+
+    def added(label: str, base: str) -> float:
+        return 1000 * statistics.median(a - b for a, b in zip(times[label], times[base], strict=True))
+
+    return {
+        "questions": len(questions),
+        "p50_ms": {k: _p(v, 0.5) for k, v in times.items()},
+        "p95_ms": {k: _p(v, 0.95) for k, v in times.items()},
+        "model_answer_p50_ms": _p(model.answer_s, 0.5),
+        "added_first_ms": added("model", "offline"),
+        "added_repeated_ms": added("model again", "offline again"),
+        "one_language_model_calls": alone_calls,
+        "model_latency_ms": 1000 * latency,
+        "live_query_embeddings": live,
+        "embedding_model": cached.model_id,
+    }
+
+
+def _print_latency(result: dict[str, Any]) -> None:
+    p50, p95 = result["p50_ms"], result["p95_ms"]
+    rows = [
+        ["search, no model", p50["offline"], p95["offline"], "—"],
+        ["search with the model, first time", p50["model"], p95["model"], f"{result['added_first_ms']:+.2f}"],
+        ["search, no model, again", p50["offline again"], p95["offline again"], "—"],
+        ["search with the model, again", p50["model again"], p95["model again"], f"{result['added_repeated_ms']:+.2f}"],
+        ["(part) the model's answer alone", result["model_answer_p50_ms"], None, "—"],
+        ["(part) embedding one question alone", p50["embedding"], p95["embedding"], "—"],
+        ["one-language user with the model (English questions)", p50["one-language"], p95["one-language"], "—"],
+    ]
+    print_table(["path", "p50 ms", "p95 ms", "added vs no model, p50 of per-question differences (ms)"],
+                [[r[0], f"{r[1]:.2f}", "" if r[2] is None else f"{r[2]:.2f}", r[3]] for r in rows])
+    how = "embedded live" if result["live_query_embeddings"] else "from the embedding cache"
+    print(f"\n{result['questions']} questions (their embeddings {how}), model {result['embedding_model']}, "
+          f"scripted model answering in "
+          f"{result['model_latency_ms']:.0f} ms; model calls for the one-language user's searches: "
+          f"{result['one_language_model_calls']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bilingual_facts", description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(DATA), help="a file in the fact set's format")
@@ -186,7 +322,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="no model (offline), or a scripted translator built from the fact set's own pairs")
     parser.add_argument("--llm-latency-ms", type=float, default=50.0, help="how long the scripted model takes")
     parser.add_argument("--first-80", action="store_true", help="only the first 80 facts (the set's version 1)")
+    parser.add_argument("--latency", action="store_true",
+                        help="time what the model adds to a search (see the module docstring) instead")
+    parser.add_argument("--live-queries", action="store_true",
+                        help="with --latency: embed every question while timing (else from the warmed cache)")
     args = parser.parse_args(argv)
+    if args.latency:
+        timed = measure_latency(args.data, args.cache_dir or None, args.llm_latency_ms / 1000, args.live_queries)
+        _print_latency(timed)
+        if args.json:
+            Path(args.json).write_text(json.dumps(timed, indent=2), encoding="utf-8")
+        return 0
     result = evaluate(args.data, args.cache_dir or None, llm=args.llm, latency=args.llm_latency_ms / 1000,
                       first_80=args.first_80)
     print_table(

@@ -44,6 +44,7 @@ from hermes_memory_core.errors import (
     StorageFullError,
     StoreClosedError,
 )
+from hermes_memory_core.llm import ModelPool
 from hermes_memory_core.storage.factory import METADATA_FILE, VECTORS_DIR, build_metadata_store, build_vector_store
 from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
 from hermes_memory_core.storage.lock import DataDirLock
@@ -108,6 +109,7 @@ class MemoryEngine(EngineOperations):
         self._lock: DataDirLock | None = None
         self._profile: LanguageProfile | None = None
         self._profile_lock = threading.Lock()
+        self.model_pool = ModelPool(name="hermes-llm")  # this store's model calls; closed with it
         self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
                                                   config.embedding_batch_size)
         if self.embedder.dim != config.vector_dim:
@@ -250,6 +252,7 @@ class MemoryEngine(EngineOperations):
             raise StoreClosedError("this MemoryProvider is closed")
 
     def _release(self) -> None:
+        self.model_pool.close()  # calls not started are dropped; a hung one is not waited for
         for closer in (self.vectors.close, self.metadata.close):
             with contextlib.suppress(Exception):  # close everything we can
                 closer()

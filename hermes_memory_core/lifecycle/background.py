@@ -88,14 +88,17 @@ class BackgroundLifecycle:
         if job[0] == "xlang":
             self.terms.sweep()
             return
+        said = 0  # conversation memories written (turns that left the ring, or whose session ended)
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]), archive_turns)
+            said = 1  # compaction may have archived turns; a sweep with nothing to do is one query
         elif job[0] == "archive":
-            archive_completed(self.engine, job[1], job[2])
+            said = archive_completed(self.engine, job[1], job[2])
         elif job[0] == "end":
-            end_session(self.engine, job[1], job[2])
+            said = end_session(self.engine, job[1], job[2])
         elif job[0] == "left":
             for user_id, session_id in self.engine.sessions.unarchived(job[3], 0, user_id=job[1], except_session=job[2]):
-                end_session(self.engine, user_id, session_id)
-        if promote_queued(self.engine, self.llm_for, self.health):
-            self.schedule_terms()  # promoted memories get their key terms too
+                said += end_session(self.engine, user_id, session_id)
+        promoted = promote_queued(self.engine, self.llm_for, self.health)
+        if promoted or (said and self.llm_for(job[1], job[2] if job[0] != "left" else None) is not None):
+            self.schedule_terms()  # promoted and conversation memories get their key terms too

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
-from hermes_memory_core.llm import LLM, ask, ask_json
+from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.text.fact_topics import TOPICS
 from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.types import MemoryType
@@ -236,25 +236,27 @@ class LLMClassifier:
     Args:
         llm: The host model.
         timeout: Seconds before a call counts as failed.
+        pool: The store's model threads (:class:`~hermes_memory_core.llm.ModelPool`; None: the shared default).
     """
 
-    def __init__(self, llm: LLM, timeout: float = 30.0) -> None:
+    def __init__(self, llm: LLM, timeout: float = 30.0, pool: ModelPool | None = None) -> None:
         self.llm = llm
         self.timeout = timeout
+        self.pool = pool
 
     def classify(self, content: str) -> Classification:
         """One model call (a structured one when the model has it, else text; text again only when the structured
         answer was unusable) answers both the tier and whether ``content`` addresses the assistant."""
         prompt = CLASSIFY_PROMPT.format(content=content[:2000])
-        structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout)
+        structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout, self.pool)
         if structured is not None:
             parsed = parse_classification(json.dumps(structured))
             if parsed.usable or parsed.to_assistant:
                 return parsed
-        return parse_classification(ask(self.llm, prompt, self.timeout))
+        return parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
 
     def normalize(self, content: str) -> str:
-        answer = ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout)
+        answer = ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool)
         return _first_line(answer) or rule_normalize(content)
 
 

@@ -27,7 +27,7 @@ from hermes_memory_core.lifecycle.classifier import (
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
-from hermes_memory_core.llm import LLM
+from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.trust.injection import check_memory_write
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
@@ -73,9 +73,9 @@ class RememberResult:
     parts: tuple[RememberResult, ...] = ()
 
 
-def classifier_for(llm: LLM | None, timeout: float) -> Classifier:
-    """The host model's classifier, or the rules without one."""
-    return LLMClassifier(llm, timeout) if llm is not None else RuleClassifier()
+def classifier_for(llm: LLM | None, timeout: float, pool: ModelPool | None = None) -> Classifier:
+    """The host model's classifier (its calls on ``pool``, the store's), or the rules without one."""
+    return LLMClassifier(llm, timeout, pool) if llm is not None else RuleClassifier()
 
 
 @dataclass(slots=True)
@@ -120,7 +120,8 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
         entries: list[int] = []  # planned without an error (their plans may be empty)
         for entry in batch:
             try:
-                classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds)
+                classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds,
+                                            engine.model_pool)
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
                                     classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
                                     caller=LIFECYCLE, origin="evicted_turn")
@@ -158,7 +159,7 @@ def remember(
     health: ClassifierHealth | None = None,
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
-    classifier = classifier_for(llm, engine.config.llm_timeout_seconds)
+    classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
     plans = []
     for part in split_facts(content):
         if memory_type is None:

@@ -14,7 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 
-from hermes_memory_core.llm import LLM, ask
+from hermes_memory_core.llm import LLM, ModelPool, ask
 
 __all__ = ["KEYWORD_PROMPT", "KeywordExtractor", "parse_keywords"]
 
@@ -63,9 +63,10 @@ class KeywordExtractor:
         cache_size: Questions remembered.
     """
 
-    def __init__(self, llm: LLM, timeout: float, cache_size: int = 1024) -> None:
+    def __init__(self, llm: LLM, timeout: float, cache_size: int = 1024, pool: ModelPool | None = None) -> None:
         self.llm = llm
         self.timeout = timeout
+        self.pool = pool
         self._cache: OrderedDict[str, list[str] | None] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -76,7 +77,7 @@ class KeywordExtractor:
             if question in self._cache:
                 self._cache.move_to_end(question)
                 return self._cache[question]
-        terms = parse_keywords(ask(self.llm, KEYWORD_PROMPT.format(question=question), self.timeout))
+        terms = parse_keywords(ask(self.llm, KEYWORD_PROMPT.format(question=question), self.timeout, self.pool))
         with self._lock:
             self._cache[question] = terms
             while len(self._cache) > self._size:

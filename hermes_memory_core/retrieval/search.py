@@ -12,9 +12,11 @@
    dictionary terms too; every score is measured against ordinary sentences of the memory's language), two more
    vector searches bring in other-language candidates, and a Chinese question's keyword terms gain their English
    dictionary terms (Chinese memories are indexed under theirs). With the host's model (``llm_translation``), the
-   question's translation replaces the dictionary terms: its embedding scores the other-language memories (see
-   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`) and brings in their candidates, and
-   memories are also found by their other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
+   question's translation replaces the dictionary terms and the language-centred search: its embedding alone
+   brings in and scores the other-language memories (see
+   :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), its words join the keyword leg
+   (:func:`~hermes_memory_core.retrieval.translation.balance_keyword`), and memories are also found by their
+   other-language key terms (:mod:`~hermes_memory_core.lifecycle.xlang`). A
    store in the question's language alone takes exactly the single-language path (and asks no model).
 5. **Fusion** — :func:`~hermes_memory_core.retrieval.ranking.rank` over both legs' candidates with their ranking
    columns; records of the returned hits come from the hot cache when still current, else from the store.
@@ -26,7 +28,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,7 +43,13 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
-from hermes_memory_core.retrieval.translation import TranslatedCalibrator, Translator, other_language
+from hermes_memory_core.retrieval.translation import (
+    TRANSLATED_CROSS_DENSE_WEIGHT,
+    TranslatedQueries,
+    Translator,
+    balance_keyword,
+    other_language,
+)
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
 from hermes_memory_core.text.perspective import to_third_person
@@ -144,7 +151,9 @@ class Searcher:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
         self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
-        self._translation_vectors: OrderedDict[str, Any] = OrderedDict()
+        self._translated = TranslatedQueries(_TRANSLATION_VECTORS)
+        self._weights_for: Any = None
+        self._weights: Any = None
 
     def search(
         self,
@@ -225,12 +234,23 @@ class Searcher:
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
+        translated_cosines: dict[str, float] = {}
         if cross and cal is not None:
-            for vec in [cal.cross_query_vector] + ([cal.translated] if cal.translated is not None else []):
-                found_by_cross.update(mid for mid, _ in engine.dense_candidates(vec, n, flt) if mid not in cosines)
-        tokens = self.keyword_tokens(text, llm, cross)
+            # with the model's translation, its embedding alone brings in the other language's candidates (the
+            # language-centred question found none it misses on the bilingual fact set; one vector search less keeps the
+            # repeated question as cheap as offline)
+            vecs = [cal.translated] if translated is not None else [cal.cross_query_vector, cal.translated]
+            for vec in (v for v in vecs if v is not None):
+                found = engine.dense_candidates(vec, n, flt)
+                if translated is not None:  # the translation's cosines score the other language (no fetch)
+                    translated_cosines = dict(found)
+                found_by_cross.update(mid for mid, _ in found if mid not in cosines)
+        # a question with the model's translation needs no dictionary terms: the translation's words stand in
+        tokens = self.keyword_tokens(text, llm, cross and translated is None)
         if about_user != text:
             tokens = list(dict.fromkeys([*tokens, *query_terms(about_user, cross_language=cross)]))
+        if translated is not None:  # the translation's words find other-language memories by their own words
+            tokens = list(dict.fromkeys([*tokens, *self._translated.terms(translated, engine.embedder.embed_query)]))
         terms = engine.codec.query_terms(tokens)
         keyword = engine.keyword_candidates(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
@@ -245,7 +265,7 @@ class Searcher:
         confidence: dict[str, float] = {}
         if cal is not None:
             dense_ids = [mid for mid in (*cosines, *found_by_cross) if mid in fields]
-            confidence = self._confidence(cal, dense_ids, cosines, fields, ql)
+            confidence = self._confidence(cal, dense_ids, cosines, fields, ql, translated_cosines)
             if min_score is not None and max(confidence.values(), default=float("-inf")) < min_score:
                 # nothing stands out densely; a memory kept out of the vector index (permanent_vectors=False) can
                 # only be judged by its keyword match, so such matches stay
@@ -255,6 +275,9 @@ class Searcher:
                     return []
                 candidates = unvectored
                 keyword = [(mid, score) for mid, score in keyword if mid in unvectored]
+        if translated is not None:
+            keyword = balance_keyword(keyword, {mid: row.lang for mid, row in fields.items()}, ql)
+            weights = self._translated_weights(weights)
         dense = confidence if cross else cosines
         merged = {mid: Candidate(mid, dense=dense.get(mid)) for mid in candidates}
         for mid, score in keyword:
@@ -288,8 +311,17 @@ class Searcher:
         if translator is None or translator.llm is not llm:
             if len(self._translators) >= _TRANSLATORS:
                 self._translators.clear()
-            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds)
+            translator = self._translators[id(llm)] = Translator(llm, cfg.llm_translation_timeout_seconds,
+                                                                 pool=self.engine.model_pool)
         return translator.start(text, other_language(ql))
+
+    def _translated_weights(self, weights: Any) -> Any:
+        """The ranking weights of a question searched with its translation (see
+        :data:`~hermes_memory_core.retrieval.translation.TRANSLATED_CROSS_DENSE_WEIGHT`)."""
+        if self._weights_for is not weights:
+            self._weights_for = weights
+            self._weights = weights.model_copy(update={"cross_dense_weight": TRANSLATED_CROSS_DENSE_WEIGHT})
+        return self._weights
 
     def _calibrator(
         self, text: str, query_vec: Any, ql: Language, cross: bool, translation: str | None = None
@@ -299,14 +331,9 @@ class Searcher:
         see :class:`~hermes_memory_core.retrieval.translation.TranslatedCalibrator`), else, for a Chinese
         question, its English dictionary terms."""
         translated = None
-        if cross and translation is not None:
-            translated = self._translation_vectors.get(translation)
-            if translated is None:  # a repeated question costs neither a model call nor an embedding
-                translated = self.engine.embedder.embed_query(to_third_person(translation, keep_requests=True))
-                self._translation_vectors[translation] = translated
-                while len(self._translation_vectors) > _TRANSLATION_VECTORS:
-                    self._translation_vectors.popitem(last=False)
-            return TranslatedCalibrator(self.engine.language_profile(), query_vec, ql, translated)
+        if cross and translation is not None:  # a repeated question: no model call, no embedding, no calibration
+            return self._translated.calibrator(translation, query_vec, ql, self.engine.language_profile(),
+                                               self.engine.embedder.embed_query)
         if cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():
@@ -320,17 +347,25 @@ class Searcher:
         cosines: dict[str, float],
         fields: dict[str, Any],
         ql: Language,
+        translated_cosines: dict[str, float] | None = None,
     ) -> dict[str, float]:
-        """Calibrated z of the dense candidates: from the cosine for a memory in the question's language, from its
-        stored vector (fetched) for one in the other language."""
+        """Calibrated z of the dense candidates: from the cosine for a memory in the question's language (or, with
+        the model's translation, from the translation's cosine for one in the other language), else from its
+        stored vector (fetched)."""
         out: dict[str, float] = {}
         fetch: list[str] = []
+        by_cosine: dict[Language, tuple[list[str], list[float]]] = {}
         for mid in ids:
             lang = fields[mid].lang or ql
-            if lang == ql and mid in cosines:
-                out[mid] = cal.z_from_cosine(cosines[mid], ql)
+            found = cosines if lang == ql else translated_cosines or {}
+            if mid in found:
+                got = by_cosine.setdefault(lang, ([], []))
+                got[0].append(mid)
+                got[1].append(found[mid])
             else:
                 fetch.append(mid)
+        for lang, (mids, values) in by_cosine.items():
+            out.update(zip(mids, (float(z) for z in cal.z_from_cosines(values, lang)), strict=True))
         if fetch:
             vectors = self.engine.stored_vectors(fetch)
             present = [mid for mid in fetch if mid in vectors]
@@ -345,7 +380,7 @@ class Searcher:
         (with a Chinese question's English dictionary terms when the store also holds English memories)."""
         if self.engine.config.llm_keywords and llm is not None:
             if self._keywords is None or self._keywords.llm is not llm:
-                self._keywords = KeywordExtractor(llm, self.engine.config.llm_timeout_seconds)
+                self._keywords = KeywordExtractor(llm, self.engine.config.llm_timeout_seconds, pool=self.engine.model_pool)
             terms = self._keywords.terms(text)
             if terms:
                 toks = tokenize_query(" ".join(terms))

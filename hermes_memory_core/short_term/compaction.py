@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.llm import LLM
+from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
@@ -24,9 +24,9 @@ __all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
 TurnArchiver = Callable[[MemoryEngine, str, str, Sequence[Sequence[Message]]], int]
 
 
-def summarizer_for(llm: LLM | None, timeout: float) -> Summarizer:
-    """The host model's summarizer, or the extractive fallback without one."""
-    return LLMSummarizer(llm, timeout) if llm is not None else ExtractiveSummarizer()
+def summarizer_for(llm: LLM | None, timeout: float, pool: ModelPool | None = None) -> Summarizer:
+    """The host model's summarizer (its calls on ``pool``, the store's), or the extractive fallback without one."""
+    return LLMSummarizer(llm, timeout, pool) if llm is not None else ExtractiveSummarizer()
 
 
 def user_words(turn: Sequence[Message]) -> str:
@@ -39,7 +39,7 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
     unarchived to ``archive``. Returns how many chunks were appended."""
     cfg = engine.config
     sessions = engine.sessions
-    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds)
+    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds, engine.model_pool)
     appended = 0
     while True:
         turns = sessions.turns(user_id, session_id)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from hermes_memory_core.llm import LLM, ask
+from hermes_memory_core.llm import LLM, ModelPool, ask
 from hermes_memory_core.trust.injection import find_injection, sanitize_summary
 
 __all__ = [
@@ -107,17 +107,18 @@ class ExtractiveSummarizer:
 class LLMSummarizer:
     """Summaries from the host's model, clipped to the limit; the extractive summarizer on any failure."""
 
-    def __init__(self, llm: LLM, timeout: float = 60.0) -> None:
+    def __init__(self, llm: LLM, timeout: float = 60.0, pool: ModelPool | None = None) -> None:
         self.llm = llm
         self.timeout = timeout
+        self.pool = pool  # the store's model threads (None: the shared default)
         self.fallback = ExtractiveSummarizer()
 
     def summarize(self, turns: Sequence[tuple[str, str]], limit: int) -> str:
-        answer = ask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout)
+        answer = ask(self.llm, SUMMARY_PROMPT.format(limit=limit, turns=render_turns(turns)), self.timeout, self.pool)
         clean = sanitize_summary(answer) if answer else ""
         return sanitize_summary(clip(clean, limit)) if clean.strip() else self.fallback.summarize(turns, limit)
 
     def compress(self, notes: Sequence[str], limit: int) -> str:
-        answer = ask(self.llm, COMPRESS_PROMPT.format(limit=limit, notes="\n".join(notes)), self.timeout)
+        answer = ask(self.llm, COMPRESS_PROMPT.format(limit=limit, notes="\n".join(notes)), self.timeout, self.pool)
         clean = sanitize_summary(answer) if answer else ""
         return sanitize_summary(clip(clean, limit)) if clean.strip() else self.fallback.compress(notes, limit)

@@ -262,6 +262,13 @@ class DenseCalibrator:
                 out[mask] = (self._raw(vecs[mask], lang) - mean) / std
         return out
 
+    def z_from_cosines(self, cosines: Sequence[float], doc_language: Language) -> np.ndarray:
+        """:meth:`z_from_cosine` of many same-language memories at once (one numpy pass)."""
+        if doc_language != self.query_language:
+            raise ValueError("a cross-language memory needs its vector (use z())")
+        mean, std = self._stats[doc_language]
+        return (self._combine([np.asarray(cosines, dtype=np.float64)], doc_language) - mean) / std
+
     def z_from_cosine(self, cosine: float, doc_language: Language) -> float:
         """The calibrated score of a same-language memory from its raw cosine alone (no vector needed)."""
         if doc_language != self.query_language:

@@ -119,8 +119,10 @@ def test_a_bad_model_never_delays_a_write_and_stores_nothing(tmp_path: Path, emb
     assert len(asked) == len(set(asked))  # never the same memory twice
     if style == "junk":  # it answered: every memory is asked once, and nothing is stored
         assert sorted(asked) == sorted([NEIGHBOUR, TEA, BLOOD, "The user likes jazz."])
-    else:  # a sweep stops at its first failure: one call per sweep (at open, after each write), not per memory
+    elif style == "fail":  # a sweep stops at its first failure: one call per sweep (at open, after each write)
         assert 2 <= len(asked) <= 3
+    else:  # while a call hangs past its timeout the store's model pool refuses new calls: the model is asked once
+        assert len(asked) == 1
 
 
 def test_the_switch_turns_write_time_terms_off(tmp_path: Path, embedder: Embedder) -> None:
