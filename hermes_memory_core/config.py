@@ -176,6 +176,14 @@ class MemoryConfig(_Strict):
     """
 
     data_dir: Path = Field(Path("./hermes_data"), description="Directory that holds the embedded store.")
+    read_only: bool = Field(
+        False,
+        description=(
+            "Open the store read-only: search, list, get, history, stats and export work, every write raises "
+            "ReadOnlyStoreError, nothing in data_dir is written and no background work runs. A store whose folder "
+            "is on read-only media (or not writable) is opened so even when this is False."
+        ),
+    )
     embedding_model: str = Field(
         "multilingual-e5-small",
         description=(

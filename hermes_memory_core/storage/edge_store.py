@@ -12,6 +12,15 @@ is touched. On tmpfs a page is allocated even when it is only read, and loading 
 files (measured: a reopen took a store from 11 to 69 MiB real): there an existing shard opens only when the
 filesystem can hold every page its files may still fault in (their holes) plus :data:`MIN_FREE_BYTES`. A shard whose creation a full disk cut short (no sidecar yet: no point was ever written to it) is
 created again at the next open.
+
+**Read-only.** The engine cannot load a shard without writing to it (it opens its payload pages read-write: on
+read-only media the load fails with ``Read-only file system``). A read-only store (``read_only=True``, or a folder
+that cannot be written) is therefore searched from a private copy: the shard's folder is copied, holes kept
+(:func:`~hermes_memory_core.storage.read_only.sparse_copy`), into a ``0700`` folder under the system's temporary
+directory (``TMPDIR``), loaded from there and removed at :meth:`EdgeVectorStore.close`. The store's own files are
+never opened for writing. The copy costs the shard's *real* size in the temporary folder and its copy time at open
+(``benchmarks/store_size.py`` measures both); writes are refused with
+:class:`~hermes_memory_core.errors.ReadOnlyStoreError`.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import contextlib
 import json
 import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -30,10 +40,12 @@ import numpy as np
 from hermes_memory_core.errors import (
     ConsistencyError,
     DimensionMismatchError,
+    HermesMemoryError,
     StorageFullError,
     StoreClosedError,
     StoreLockedError,
 )
+from hermes_memory_core.storage.read_only import read_only_error, sparse_copy
 from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
 
 __all__ = ["MIN_FREE_BYTES", "EdgeVectorStore", "free_bytes"]
@@ -56,13 +68,16 @@ class EdgeVectorStore:
         path: Folder of the shard (created if missing).
         dim: Vector dimension from the config.
         name: Collection name (recorded in the sidecar and in export manifests).
+        read_only: Never write the shard's files: search a private copy, refuse writes (module docstring).
     """
 
-    def __init__(self, path: str | Path, dim: int, name: str = "hermes_memories") -> None:
+    def __init__(self, path: str | Path, dim: int, name: str = "hermes_memories", read_only: bool = False) -> None:
         self.path = Path(path)
         self.dim = dim
         self.name = name
+        self.read_only = read_only
         self._shard: Any = None
+        self._copy: Path | None = None  # the private copy a read-only shard is loaded from
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- lifecycle
@@ -115,6 +130,9 @@ class EdgeVectorStore:
 
         if self._shard is not None:  # already open (a restore hands its loaded store to the engine)
             return
+        if self.read_only:
+            self._open_copy()
+            return
         _finish_rewrite(self.path)
         sidecar = self.path / _SIDECAR
         try:
@@ -146,10 +164,41 @@ class EdgeVectorStore:
                 ) from exc
             raise ConsistencyError(f"cannot open the vector shard at {self.path}: {exc}") from exc
 
+    def _open_copy(self) -> None:
+        """Load the shard read-only: from a private, sparse copy (the engine writes to what it loads)."""
+        import qdrant_edge as qe
+
+        sidecar = self.path / _SIDECAR
+        copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
+        shard = copy / "shard"
+        try:
+            if sidecar.exists():
+                stored = json.loads(sidecar.read_text(encoding="utf-8"))
+                if int(stored["dim"]) != self.dim:
+                    raise DimensionMismatchError(
+                        f"vector collection {self.name!r} at {self.path} holds {stored['dim']}-dimensional vectors "
+                        f"but the configuration says vector_dim={self.dim}"
+                    )
+                sparse_copy(self.path, shard)
+                self._shard = qe.EdgeShard.load(str(shard))
+            else:  # no point was ever written: an empty shard stands in
+                self._shard = self._create(shard)
+        except BaseException as exc:
+            shutil.rmtree(copy, ignore_errors=True)
+            if isinstance(exc, HermesMemoryError) or not isinstance(exc, Exception):
+                raise
+            full = StorageFullError.from_os_error(exc, copy)
+            if full is not None:
+                raise full from exc
+            raise ConsistencyError(f"cannot open the vector shard at {self.path} read-only: {exc}") from exc
+        self._copy = copy
+
     def _need(self, write: bool = False) -> Any:
         if self._shard is None:
             raise StoreClosedError("the vector store is not open")
         if write:
+            if self.read_only:
+                raise read_only_error(self.path, "change the vectors")
             self.check_space()
         return self._shard
 
@@ -176,6 +225,9 @@ class EdgeVectorStore:
                 finally:
                     self._shard.close()
                     self._shard = None
+                    if self._copy is not None:
+                        shutil.rmtree(self._copy, ignore_errors=True)
+                        self._copy = None
 
     def flush(self) -> None:
         with self._lock:
@@ -324,6 +376,7 @@ class EdgeVectorStore:
         update; a rewrite leaves only the new ones. The new shard is built beside the old one and swapped in
         (a crash in between is finished or undone at the next open).
         """
+        self._need(write=True)
         fresh = self.path.with_name(self.path.name + _REWRITE)
         shutil.rmtree(fresh, ignore_errors=True)
         other = EdgeVectorStore(fresh, self.dim, self.name)
