@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_memory_core import validation as v
 from hermes_memory_core.async_twins import async_twin
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import ConsistencyError, InvalidInputError, PermissionDeniedError
+from hermes_memory_core.errors import ConsistencyError, InvalidInputError, PermissionDeniedError, StorageFullError
 from hermes_memory_core.lifecycle import maintenance
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
 from hermes_memory_core.lifecycle.erasure import ErasureReport, add_purge_hook, finish_erasures, purge_user
@@ -59,6 +59,11 @@ class StoreAdministration:
             raise PermissionDeniedError(f"caller {who.name!r} may not purge a user (needs write_permanent)")
         try:
             return purge_user(self.engine, uid, drain=self._background.drain)
+        except StorageFullError as exc:  # say whether the next open finishes it, or nothing was erased yet
+            recorded = any(e.kind == "user" and e.user_id == uid for e in self.engine.metadata.pending_erasures())
+            then = ("the erasure is recorded: the next open or reconcile() finishes it once space is freed" if recorded
+                    else "nothing of the user was erased yet: call purge_user again once space is freed")
+            raise StorageFullError(f"purge_user({uid!r}): {exc}; {then}") from exc
         except sqlite3.DatabaseError as exc:  # a damaged file: say so in one typed line
             raise ConsistencyError(f"purge_user({uid!r}) could not finish: the store's metadata file is damaged "
                                    f"({exc}); an erasure already recorded resumes at the next open; otherwise restore "

@@ -34,7 +34,8 @@ def build_vector_store(config: MemoryConfig, *, read_only: bool = False) -> Vect
         from hermes_memory_core.storage.edge_store import EdgeVectorStore
 
         path = Path(config.data_dir) / VECTORS_DIR / config.collection
-        return EdgeVectorStore(path, config.vector_dim, config.collection, read_only=read_only)
+        return EdgeVectorStore(path, config.vector_dim, config.collection, read_only=read_only,
+                               small_max=config.small_store_max_points)
     from hermes_memory_core.storage.client_store import QdrantClientVectorStore
 
     key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None

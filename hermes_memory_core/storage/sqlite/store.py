@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -61,13 +62,24 @@ _PRAGMAS = (
 
 
 def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
-    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), else None."""
+    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), or of an I/O error on a disk with
+    (almost) no room left (SQLite reports a ``-shm`` index it cannot map on a full tmpfs so), else None."""
     if isinstance(exc, sqlite3.OperationalError) and (
         getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+        or ("disk I/O error" in str(exc) and _nearly_full(path))
     ):
         return StorageFullError(f"the disk holding {path} is full ({exc}); free some space and try again "
                                 "(nothing of this write was stored)")
     return StorageFullError.from_os_error(exc, path)
+
+
+def _nearly_full(path: Path) -> bool:
+    """Whether the filesystem of ``path`` has less than 1 MiB free."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 2**20
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
