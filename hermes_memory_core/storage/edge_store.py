@@ -16,10 +16,11 @@ created again at the next open.
 **Small stores** keep their vectors in one SQLite file instead
 (:class:`~hermes_memory_core.storage.small_vectors.SmallVectorStore`, ``<collection>.sqlite`` beside the shard's
 folder) until they hold :data:`~hermes_memory_core.storage.small_vectors.SMALL_STORE_MAX_POINTS` points: an empty
-shard alone is ~166 MiB apparent. The write that would pass that builds the shard beside (``<collection>.grow``)
-with every point, renames it into place and then removes the small file; a crash before the rename leaves the small
-file in charge (the half-built shard is removed at the next open), one after it the shard (the stale small file is
-removed). A store written before small stores existed has a shard and keeps it.
+shard alone is ~166 MiB apparent. The write that would pass that builds the shard in place with every point, a
+marker (``<collection>.growing``) beside it until the last point is flushed, then removes the small file; a crash
+before the marker is gone leaves the small file in charge (the half-built shard is removed at the next open), one
+after it the shard (the stale small file is removed). A store written before small stores existed has a shard
+and keeps it.
 
 **Read-only.** The engine cannot load a shard without writing to it (it opens its payload pages read-write: on
 read-only media the load fails with ``Read-only file system``). A read-only store (``read_only=True``, or a folder
@@ -145,14 +146,17 @@ class EdgeVectorStore:
         if self._shard is not None or self._small is not None:  # already open (a restore hands its store over)
             return
         sidecar = self.path / _SIDECAR
-        if self.read_only:
-            if sidecar.exists():
+        if self.read_only:  # (a shard still being built when its writer died: the small file holds every point)
+            if sidecar.exists() and not self.path.with_name(self.path.name + _GROWING).exists():
                 self._open_copy()
             else:
                 self._open_small()
             return
         _finish_rewrite(self.path)
-        shutil.rmtree(self._grow_path, ignore_errors=True)  # a move into a shard cut short: the small file rules
+        growing = self.path.with_name(self.path.name + _GROWING)
+        if growing.exists():  # a move into a shard cut short: the small file still holds every point
+            shutil.rmtree(self.path, ignore_errors=True)
+            growing.unlink()
         try:
             self._recover_rewrite()
             if not sidecar.exists() and self.path.exists():  # a creation cut short: no point was ever written
@@ -187,10 +191,6 @@ class EdgeVectorStore:
                 ) from exc
             raise ConsistencyError(f"cannot open the vector shard at {self.path}: {exc}") from exc
 
-    @property
-    def _grow_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".grow")
-
     def _open_small(self) -> None:
         small = SmallVectorStore(self.small_path, self.dim, read_only=self.read_only)
         small.open()
@@ -201,27 +201,30 @@ class EdgeVectorStore:
             self.small_path.with_name(self.small_path.name + suffix).unlink(missing_ok=True)
 
     def _grow(self, points: list[Any]) -> None:
-        """Move a small store's points, and ``points``, into a new shard (module docstring)."""
+        """Move a small store's points, and ``points``, into a new shard (module docstring). The shard is built in
+        place and kept open (loading it again would fault in every preallocated page on tmpfs)."""
         import qdrant_edge as qe
 
         small = self._small
         assert small is not None
         self.check_space()
-        grow = self._grow_path
-        shutil.rmtree(grow, ignore_errors=True)
+        marker = self.path.with_name(self.path.name + _GROWING)
+        shard: Any = None
         try:
-            fresh = self._create(grow)
-            try:
-                for batch in small.iter_points(batch_size=1000, with_vectors=True):
-                    fresh.update(qe.UpdateOperation.upsert_points(
-                        [qe.Point(id=p.id, vector=p.vector.tolist(), payload=p.payload) for p in batch]))
-                fresh.update(qe.UpdateOperation.upsert_points(points))
-                fresh.flush()
-            finally:
-                fresh.close()
-            grow.rename(self.path)
+            marker.write_text("a shard is being built from the small vector file", "utf-8")
+            shard = self._create(self.path)
+            for batch in small.iter_points(batch_size=1000, with_vectors=True):
+                shard.update(qe.UpdateOperation.upsert_points(
+                    [qe.Point(id=p.id, vector=p.vector.tolist(), payload=p.payload) for p in batch]))
+            shard.update(qe.UpdateOperation.upsert_points(points))
+            shard.flush()
+            marker.unlink()
         except BaseException as exc:
-            shutil.rmtree(grow, ignore_errors=True)
+            if shard is not None:
+                with contextlib.suppress(Exception):
+                    shard.close()
+            shutil.rmtree(self.path, ignore_errors=True)
+            marker.unlink(missing_ok=True)
             full = StorageFullError.from_os_error(exc, self.path) if isinstance(exc, Exception) else None
             if full is not None:
                 raise full from exc
@@ -229,7 +232,7 @@ class EdgeVectorStore:
         small.close()
         self._small = None
         self._remove_small_files()
-        self._shard = qe.EdgeShard.load(str(self.path))
+        self._shard = shard
 
     def _open_copy(self) -> None:
         """Load the shard read-only: from a private, sparse copy (the engine writes to what it loads)."""
@@ -508,6 +511,8 @@ class EdgeVectorStore:
 
 
 _REWRITE = ".rewrite"
+#: Beside a shard being built from a small store's file (removed once every point is in it).
+_GROWING = ".growing"
 _OLD = ".old"
 _COMPLETE = "REWRITE_COMPLETE"
 

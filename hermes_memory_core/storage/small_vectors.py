@@ -80,6 +80,7 @@ class SmallVectorStore:
         self._types = np.zeros(0, dtype=np.int16)  # per row: code of its memory_type (see _type_codes)
         self._type_codes: dict[str, int] = {}
         self._by_user: dict[str, set[int]] = {}
+        self._user_rows: dict[str, np.ndarray] = {}  # sorted rows of a user, built at a search, dropped on change
 
     # ----------------------------------------------------------------- lifecycle
     def open(self) -> None:
@@ -121,7 +122,7 @@ class SmallVectorStore:
         self._load(rows)
 
     def _load(self, rows: Sequence[tuple[str, bytes, str]]) -> None:
-        self._ids, self._row, self._payloads, self._by_user = [], {}, [], {}
+        self._ids, self._row, self._payloads, self._by_user, self._user_rows = [], {}, [], {}, {}
         self._matrix = np.zeros((max(len(rows), 16), self.dim), dtype=np.float32)
         self._created = np.zeros(self._matrix.shape[0], dtype=np.float64)
         self._types = np.zeros(self._matrix.shape[0], dtype=np.int16)
@@ -137,6 +138,7 @@ class SmallVectorStore:
             self._ids[i], self._payloads[i] = pid, payload
         self._row[pid] = i
         self._by_user.setdefault(str(payload.get("user_id")), set()).add(i)
+        self._user_rows.pop(str(payload.get("user_id")), None)
         self._created[i] = float(payload.get("created_at") or 0)
         self._types[i] = self._type_codes.setdefault(str(payload.get("memory_type")), len(self._type_codes))
 
@@ -210,7 +212,9 @@ class SmallVectorStore:
                 self._add_row(i, p.id, dict(p.payload))
 
     def _unindex(self, i: int) -> None:
-        self._by_user.get(str(self._payloads[i].get("user_id")), set()).discard(i)
+        user = str(self._payloads[i].get("user_id"))
+        self._by_user.get(user, set()).discard(i)
+        self._user_rows.pop(user, None)
 
     def _remove(self, pid: str) -> None:
         """Take a point out of memory (the last row moves into its place)."""
@@ -272,8 +276,11 @@ class SmallVectorStore:
     # ----------------------------------------------------------------- reads
     def _rows(self, flt: VectorFilter) -> np.ndarray:
         """The rows the filter admits, in row order (column arrays first, payloads only for session and tags)."""
-        rows = np.fromiter(self._by_user.get(flt.user_id, ()), dtype=np.int64)
-        rows.sort()
+        rows = self._user_rows.get(flt.user_id)
+        if rows is None:
+            rows = np.fromiter(self._by_user.get(flt.user_id, ()), dtype=np.int64)
+            rows.sort()
+            self._user_rows[flt.user_id] = rows
         if flt.memory_types:
             codes = [self._type_codes[t] for t in flt.memory_types if t in self._type_codes]
             rows = rows[np.isin(self._types[rows], codes)]
@@ -297,10 +304,11 @@ class SmallVectorStore:
             rows = self._rows(flt)
             if rows.size == 0 or limit <= 0:
                 return []
-            scores = self._matrix[rows] @ query
-            ids = [self._ids[i] for i in rows]
-        top = np.argsort(-scores, kind="stable")[:limit]
-        return [(ids[k], float(scores[k])) for k in top]
+            # one pass over the contiguous matrix (at most SMALL_STORE_MAX_POINTS rows) beats gathering the rows
+            scores = (self._matrix[: len(self._ids)] @ query)[rows]
+            top = np.argpartition(-scores, limit - 1)[:limit] if rows.size > limit else np.arange(rows.size)
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(self._ids[rows[k]], float(scores[k])) for k in top]
 
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         with self._lock:

@@ -79,13 +79,14 @@ def test_a_move_cut_short_leaves_the_small_file_in_charge(tmp_path: Path) -> Non
     pts = _points(8)
     store.upsert(pts)
     store.close()
-    half = EdgeVectorStore(path.with_name("c.grow"), DIM, "c", small_max=0)  # a shard being built, then a kill
-    half.open()
+    path.with_name("c.growing").write_text("x")  # a shard being built in place, then a kill
+    half = EdgeVectorStore(path, DIM, "c", small_max=0)
+    half._shard = half._create(path)
     half.upsert(_points(3, seed=5))
     half.close()
     store = EdgeVectorStore(path, DIM, "c", small_max=10)
     store.open()
-    assert store.count() == 8 and not path.with_name("c.grow").exists() and not path.exists()
+    assert store.count() == 8 and not path.with_name("c.growing").exists() and not path.exists()
     store.close()
 
 
