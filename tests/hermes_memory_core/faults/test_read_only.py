@@ -28,14 +28,15 @@ from tests.fakes import HashingEmbedder
 ROOT = Path(__file__).resolve().parents[3]
 
 #: Fills a store in a child process, then closes it (``clean``) or dies without closing (``killed``: SQLite's
-#: ``-wal`` and ``-shm`` and the vector engine's unflushed log stay behind). Prints the ids as JSON.
+#: ``-wal`` and ``-shm`` and the vector engine's unflushed log stay behind). Prints the ids as JSON. Its vectors are
+#: in a small SQLite file, or in a vector-engine shard (``small_max`` 0).
 FILL = """
 import json, os, sys
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
 from tests.fakes import HashingEmbedder
-data, ending, key = sys.argv[1], sys.argv[2], sys.argv[3]
-mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=key), embedder=HashingEmbedder(),
-                     caller=Caller.admin("t"))
+data, ending, key, small_max = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=key, small_store_max_points=small_max),
+                     embedder=HashingEmbedder(), caller=Caller.admin("t"))
 ids = {}
 ids["python"] = mem.add("The user prefers Python over Java", user_id="u", tags=["lang"])
 ids["name"] = mem.add("The user's name is Ada Lovelace", user_id="u", memory_type="permanent")
@@ -50,11 +51,15 @@ mem.close()
 """
 
 
-def fill(data: Path, ending: str = "clean") -> dict[str, str]:
+#: ``small_store_max_points`` of each vector layout.
+LAYOUTS = {"small": 10_000, "shard": 0}
+
+
+def fill(data: Path, ending: str = "clean", layout: str = "small") -> dict[str, str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-c", FILL, str(data), ending, TEST_KEY], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    done = subprocess.run([sys.executable, "-c", FILL, str(data), ending, TEST_KEY, str(LAYOUTS[layout])],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     ids: dict[str, str] = json.loads(done.stdout.strip().splitlines()[-1])
     return ids
@@ -132,10 +137,12 @@ def no_background_threads(before: set[threading.Thread]) -> None:
     assert not [n for n in started if "hermes" in n.lower()], started
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("ending", ["clean", "killed"])
-def test_read_only_flag_on_a_writable_folder_changes_no_byte(tmp_path: Path, ending: str) -> None:
+def test_read_only_flag_on_a_writable_folder_changes_no_byte(tmp_path: Path, ending: str, layout: str) -> None:
     data = tmp_path / "store"
-    ids = fill(data, ending)
+    ids = fill(data, ending, layout)
+    assert (data / "vectors" / "hermes_memories" / "hermes_collection.json").exists() == (layout == "shard")
     before = checksums(data)
     threads = set(threading.enumerate())
     with MemoryProvider(make_config(data, read_only=True), embedder=HashingEmbedder(), caller=ADMIN) as mem:
@@ -173,13 +180,14 @@ def read_only_mount(tmp_path: Path) -> Iterator[tuple[Path, Callable[[bool], Non
         subprocess.run(["umount", "-l", str(media)], check=False)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("ending", ["clean", "killed", "killed-no-shm"])
-def test_a_store_on_read_only_media_opens_read_only_by_itself(tmp_path: Path, ending: str) -> None:
+def test_a_store_on_read_only_media_opens_read_only_by_itself(tmp_path: Path, ending: str, layout: str) -> None:
     """``clean``: no SQLite log (read ``immutable``); ``killed``: its ``-wal`` and ``-shm`` are read as they are;
     ``killed-no-shm``: a log without its index (read from a private copy). Every acknowledged write is found."""
     with read_only_mount(tmp_path) as (media, remount):
         data = media / "store"
-        ids = fill(data, ending.removesuffix("-no-shm"))
+        ids = fill(data, ending.removesuffix("-no-shm"), layout)
         if ending == "killed":
             assert (data / "metadata.sqlite-wal").exists() and (data / "metadata.sqlite-shm").exists()
         if ending == "killed-no-shm":
