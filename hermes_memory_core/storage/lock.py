@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_memory_core.errors import ConfigError, StoreLockedError
+from hermes_memory_core.errors import ConfigError, StorageFullError, StoreLockedError
 from hermes_memory_core.storage.private_files import make_private, tighten
 
 __all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock"]
@@ -94,7 +94,8 @@ class DataDirLock:
             self.created = not self.path.exists()
             fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
         except OSError as exc:
-            raise ConfigError(f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
+            raise StorageFullError.from_os_error(exc, folder) or ConfigError(
+                f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             alone = True

@@ -91,7 +91,7 @@ def _run(data: Path, action: str, ids: object = None, layout: str = "shard") -> 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
            "SMALL_MAX": LAYOUTS[layout]}
     done = subprocess.run([sys.executable, "-c", CHILD, str(data), action, *extra], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=900)
     lines = done.stdout.splitlines()
     acked = [i for line in lines if line.startswith('{"ack"') for i in json.loads(line)["ack"]]
     result = json.loads(lines[-1]) if lines and lines[-1].startswith('{"ids"') else {}
@@ -100,13 +100,18 @@ def _run(data: Path, action: str, ids: object = None, layout: str = "shard") -> 
 
 
 def _fill(mount: Path, leave: int) -> Path:
-    """A file taking all but ``leave`` bytes of the mount."""
+    """A file taking all but ``leave`` bytes of the mount (``leave=0``: every byte it can get, written until the
+    filesystem says it is full: ext4 keeps some blocks for its own bookkeeping)."""
     filler = mount / f"filler-{uuid.uuid4().hex[:6]}"
     st = os.statvfs(mount)
-    size = max(0, st.f_bavail * st.f_frsize - leave)
+    size = max(0, st.f_bavail * st.f_frsize - max(leave, 2**20 if leave == 0 else 0))
     with filler.open("wb") as fh:
         fh.truncate(0)
         os.posix_fallocate(fh.fileno(), 0, size) if size else None
+    if leave == 0:
+        with filler.open("ab", buffering=0) as fh, contextlib.suppress(OSError):
+            while True:
+                fh.write(b"\0" * 4096)
     return filler
 
 
