@@ -31,7 +31,7 @@ __all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_
 
 DEFAULT_HTTP_PORT = 8765
 #: The shared options each command takes (see the module docstring).
-MCP_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file", "--log-level")
+MCP_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file", "--read-only", "--log-level")
 STATUS_OPTIONS = ("--json", "--log-level")
 #: The loggers ``--log-level`` sets for these commands (beside the core's).
 LOGGERS = ("hermes_memory_agents", "mcp.server")
@@ -45,14 +45,10 @@ def _emit(args: argparse.Namespace, data: Any, text: Callable[[], str]) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from hermes_memory_core import MemoryConfig
+    """The store's configuration from the shared options, read as every ``hermes-memory`` command reads them."""
+    from hermes_memory_core import cli_config
 
-    overrides: dict[str, Any] = {"data_dir": args.data_dir} if args.data_dir else {}
-    if getattr(args, "embedding_model", None):
-        overrides["embedding_model"] = args.embedding_model
-    if getattr(args, "key_file", None):
-        overrides["encryption_key_file"] = args.key_file
-    return MemoryConfig.load(args.config, **overrides)
+    return cli_config(args)
 
 
 # ---------------------------------------------------------------------- mcp

@@ -3,7 +3,7 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
-from hermes_memory_core.cli.options import cli_parent
+from hermes_memory_core.cli.options import cli_config, cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.errors import (
     BackendUnavailableError,
@@ -21,6 +21,7 @@ from hermes_memory_core.errors import (
     InvalidInputError,
     NotFoundError,
     PermissionDeniedError,
+    ReadOnlyStoreError,
     StorageFullError,
     StoreBusyError,
     StoreClosedError,
@@ -101,6 +102,7 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RankingConfig",
+    "ReadOnlyStoreError",
     "ReconcileReport",
     "RedactionResult",
     "Redactor",
@@ -118,6 +120,7 @@ __all__ = [
     "WriteVerdict",
     "__version__",
     "check_memory_write",
+    "cli_config",
     "cli_parent",
     "memory_line",
     "memory_lines",

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 from hermes_memory_core import validation as v
 from hermes_memory_core.async_twins import async_twin
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import ConsistencyError, InvalidInputError, PermissionDeniedError
+from hermes_memory_core.errors import ConsistencyError, InvalidInputError, PermissionDeniedError, StorageFullError
 from hermes_memory_core.lifecycle import maintenance
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
 from hermes_memory_core.lifecycle.erasure import ErasureReport, add_purge_hook, finish_erasures, purge_user
 from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
 from hermes_memory_core.portability import export_bundle
+from hermes_memory_core.storage.read_only import read_only_error
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
 
@@ -42,16 +43,27 @@ class StoreAdministration:
     def _who(self, caller: Caller | None) -> Caller:
         raise NotImplementedError  # the provider's
 
+    def _need_writable(self, what: str) -> None:
+        """Refuse a write on a read-only store at once (:class:`ReadOnlyStoreError`, nothing touched)."""
+        self.engine.need_open()
+        if self.engine.read_only:
+            raise read_only_error(self.engine.location, what, self.engine.read_only_reason)
+
     def purge_user(self, user_id: str, *, caller: Caller | None = None) -> ErasureReport:
         """Erase everything of one user (every tier and version, sessions, logs, indexes, vectors, caches) so that
         no file of the store keeps a byte of it; needs ``write_permanent``. A killed purge is finished by the next
         ``purge_user``, ``reconcile()`` or open (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
-        self.engine.need_open()
+        self._need_writable("purge a user")
         uid, who = v.check_user_id(user_id), self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not purge a user (needs write_permanent)")
         try:
             return purge_user(self.engine, uid, drain=self._background.drain)
+        except StorageFullError as exc:  # say whether the next open finishes it, or nothing was erased yet
+            recorded = any(e.kind == "user" and e.user_id == uid for e in self.engine.pending_erasures())
+            then = ("the erasure is recorded: the next open or reconcile() finishes it once space is freed" if recorded
+                    else "nothing of the user was erased yet: call purge_user again once space is freed")
+            raise StorageFullError(f"purge_user({uid!r}): {exc}; {then}") from exc
         except sqlite3.DatabaseError as exc:  # a damaged file: say so in one typed line
             raise ConsistencyError(f"purge_user({uid!r}) could not finish: the store's metadata file is damaged "
                                    f"({exc}); an erasure already recorded resumes at the next open; otherwise restore "
@@ -70,6 +82,8 @@ class StoreAdministration:
         or important memories. Sessions that ended by ``now`` first have their turns archived as conversation
         memories (and promoted). With ``dry_run`` only report."""
         self.engine.need_open()
+        if not dry_run:
+            self._need_writable("forget")
         at = v.check_timestamp(now, "now")
         if not dry_run:
             self._background.end_idle_sessions(at)
@@ -81,6 +95,8 @@ class StoreAdministration:
         """Repair both stores: finish erasures a killed process left half done, re-index active rows missing (or
         stale) in the vector engine, drop vector points with no active row, rebuild missing keyword rows, and take
         expired memories out of the vector index."""
+        if not self.engine.closed:
+            self._need_writable("reconcile")
         finished = finish_erasures(self.engine) if not self.engine.closed else 0
         return replace(maintenance.reconcile(self.engine), erasures_finished=finished)
 
@@ -92,6 +108,7 @@ class StoreAdministration:
         lock meanwhile, so it never runs by itself; everyday writes need no rebuild (SQLite FTS5 merges its
         segments incrementally, and the vector engine searches new points at once).
         """
+        self._need_writable("optimize")
         maintenance.optimize(self.engine)
 
     def stats(self) -> StoreStats:
@@ -106,7 +123,7 @@ class StoreAdministration:
         """Re-encrypt everything sealed under a new key (one transaction) and return the new key. It is handed over
         durably before the commit, or nothing changes: written beside the key file (the default), or — with the key
         in config or env — to ``save_to``, a new file written, fsynced and read back first."""
-        self.engine.need_open()
+        self._need_writable("rotate the key")
         who = self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")

@@ -176,6 +176,14 @@ class MemoryConfig(_Strict):
     """
 
     data_dir: Path = Field(Path("./hermes_data"), description="Directory that holds the embedded store.")
+    read_only: bool = Field(
+        False,
+        description=(
+            "Open the store read-only: search, list, get, history, stats and export work, every write raises "
+            "ReadOnlyStoreError, nothing in data_dir is written and no background work runs. A store whose folder "
+            "is on read-only media (or not writable) is opened so even when this is False."
+        ),
+    )
     embedding_model: str = Field(
         "multilingual-e5-small",
         description=(
@@ -188,6 +196,16 @@ class MemoryConfig(_Strict):
     )
     embedding_batch_size: int = Field(64, ge=1, le=4096, description="Texts embedded per batch by add_many.")
     vector_dim: int = Field(384, ge=1, le=65_536, description="Vector dimension; model and collection must match it.")
+    small_store_max_points: int = Field(
+        10_000,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "With vector_backend='edge': a new store keeps its vectors in one small SQLite file until it holds this "
+            "many, then moves them into a vector-engine shard (~166 MiB apparent however empty); 0: a shard from "
+            "the first point."
+        ),
+    )
     collection: str = Field("hermes_memories", description="Vector collection name (letters, digits, underscore).")
     vector_backend: Literal["edge", "qdrant"] = Field(
         "edge",

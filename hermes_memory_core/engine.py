@@ -11,6 +11,9 @@
 - **At rest**: content of permanent memories is sealed by the :class:`~hermes_memory_core.trust.at_rest.SealingCodec`
   the engine hands its metadata store; PII is redacted before long-term content is stored.
 - **Access counts** of search hits are buffered and written in batches (:meth:`flush_access`).
+- **Read-only** (``read_only``, or an embedded store whose folder cannot be written): the folder's lock is shared
+  without writing, both stores open without writing (:mod:`~hermes_memory_core.storage.read_only`), writes raise
+  :class:`~hermes_memory_core.errors.ReadOnlyStoreError`, and nothing is migrated, backfilled or re-sealed.
 
 The rooms above it (search, sessions, lifecycle, portability) use this class and the intent-level operations it
 takes from :class:`~hermes_memory_core.engine_ops.EngineOperations`, not its parts; it imports none of them.
@@ -25,7 +28,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,6 +52,7 @@ from hermes_memory_core.storage.factory import METADATA_FILE, VECTORS_DIR, build
 from hermes_memory_core.storage.hot_cache import HotCache, VersionVectors
 from hermes_memory_core.storage.lock import DataDirLock
 from hermes_memory_core.storage.metadata import AccessRecord, MetadataStore, NewMemory
+from hermes_memory_core.storage.read_only import ReadOnlyMetadata, folder_writable, read_only_error
 from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.swap import recover_swap
 from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
@@ -117,19 +121,27 @@ class MemoryEngine(EngineOperations):
                 f"embedding model {self.embedder.model_id!r} produces {self.embedder.dim}-dimensional vectors "
                 f"but the configuration says vector_dim={config.vector_dim}"
             )
-        self.vectors: VectorStore = vector_store or build_vector_store(config)
+        embedded = config.metadata_url is None or config.vector_backend == "edge"
+        self.read_only = config.read_only or (embedded and not folder_writable(self.data_dir))
+        self.read_only_reason = "read_only=True" if config.read_only else "its folder cannot be written"
+        self.vectors: VectorStore = vector_store or build_vector_store(config, read_only=self.read_only)
         if self.vectors.dim != config.vector_dim:
             raise DimensionMismatchError(
                 f"vector store {self.vectors.name!r} expects {self.vectors.dim} dimensions but the configuration "
                 f"says vector_dim={config.vector_dim}"
             )
-        self.metadata: MetadataStore = build_metadata_store(config)
+        alone = config.vector_backend == "edge" and vector_store is None  # the embedded engine serves one process
+        self.metadata: MetadataStore = build_metadata_store(config, read_only=self.read_only, alone=alone)
+        if self.read_only:
+            self.metadata = cast(MetadataStore, ReadOnlyMetadata(self.metadata, self.read_only_reason))
         self.codec = SealingCodec(None, sealed_tiers(config.encrypt_at_rest), config.encrypt_at_rest == "all")
         self.metadata.codec = self.codec
         self.sessions = SessionStore(self.metadata)
-        alone = config.vector_backend == "edge" and vector_store is None  # the embedded engine serves one process
         try:
-            if lock is not None:
+            if self.read_only and lock is None and (alone or config.metadata_url is None):
+                self._lock = DataDirLock(self.data_dir, shared=True)
+                self._lock.acquire_read_only()
+            elif lock is not None:
                 self._lock = lock
                 if not alone:
                     lock.share()
@@ -139,7 +151,8 @@ class MemoryEngine(EngineOperations):
             self.metadata.open()
             self.load_identity()
             self.vectors.open()
-            self._apply_at_rest_policy()
+            if not self.read_only:
+                self._apply_at_rest_policy()
         except BaseException as exc:
             self._lock = None if lock is not None else self._lock  # a lock handed over stays with whoever handed it
             self._release()
@@ -154,6 +167,8 @@ class MemoryEngine(EngineOperations):
         """Check the store's recorded model and dimension, load its key, and finish a pending index rebuild."""
         self._check_store_identity()
         self.codec.cipher = self.keys.load(self.metadata)
+        if self.read_only:
+            return
         if self.metadata.get_meta("language_backfill") == "1":  # set by the migration that added languages
             while batch := self.metadata.missing_languages(1000):
                 self.metadata.set_languages([(mid, language_of(text)) for mid, text in batch])
@@ -211,6 +226,8 @@ class MemoryEngine(EngineOperations):
 
     def ensure_key(self) -> None:
         """Before the first sealed write: create the key (file) and the store's check value if needed."""
+        if self.read_only:
+            raise read_only_error(self.location, "write sealed memories", self.read_only_reason)
         self.codec.cipher = self.keys.ensure(self.metadata, self.codec.cipher)
 
     def rotate_key(self, new_key: bytes, save_to: Path | None = None) -> None:

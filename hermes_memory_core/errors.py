@@ -19,6 +19,7 @@ one, what to do about it. An operation that raises leaves stored data as it was.
      │    └── StoreBusyError
      ├── StoreLockedError
      ├── StorageFullError
+     ├── ReadOnlyStoreError
      ├── BackendUnavailableError
      ├── StoreClosedError
      ├── BundleError
@@ -45,6 +46,7 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "PermissionDeniedError",
+    "ReadOnlyStoreError",
     "StorageFullError",
     "StoreBusyError",
     "StoreClosedError",
@@ -146,3 +148,8 @@ class StorageFullError(HermesMemoryError):
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return cls(f"the disk holding {folder} is full ({exc.strerror or exc}); free some space and try again")
         return None
+
+
+class ReadOnlyStoreError(HermesMemoryError):
+    """The store is open read-only (``read_only=True``, ``--read-only``, or its folder is on read-only media or not
+    writable): searches, reads and exports work, a write is refused and nothing is touched."""

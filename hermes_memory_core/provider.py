@@ -122,8 +122,9 @@ class MemoryProvider(StoreAdministration):
                                   self._background.schedule_end, self._background.schedule_new_session,
                                   self._background.schedule_archive, self._undo_said)
         _OPEN_STORES[engine.store_key] = self
-        finish_erasures(engine)  # an erasure a killed process left half done
-        self._background.resume()
+        if not engine.read_only:  # a read-only store runs no background work and finishes nothing
+            finish_erasures(engine)  # an erasure a killed process left half done
+            self._background.resume()
 
     def _undo_said(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
         for rec in erase_said(self.engine, user_id, session_id, turns):
@@ -293,6 +294,7 @@ class MemoryProvider(StoreAdministration):
         """
         if not isinstance(dialogue, bool) or not isinstance(trusted, bool):
             raise InvalidInputError(f"dialogue and trusted must be True or False, got {dialogue!r}, {trusted!r}")
+        self._need_writable("add memories")
         checked = v.check_items(items)
         if not trusted:
             guard_texts((item.content for item in checked if isinstance(item.content, str)), "item")
@@ -326,7 +328,7 @@ class MemoryProvider(StoreAdministration):
             trusted: Skip the injection guard (a vetted import); by default flagged content is refused with
                 :class:`InjectionRejectedError` and the memory keeps its current version.
         """
-        self.engine.need_open()
+        self._need_writable("update a memory")
         text = v.check_content(content, self.config.max_content_chars)
         if trusted is not True:
             guard_text(text, f"the new content of memory {memory_id}")
@@ -344,7 +346,7 @@ class MemoryProvider(StoreAdministration):
         """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays (and
         ``search(as_of=...)`` before now finds it). ``hard=True`` erases it (also a soft-deleted one) completely:
         no file of the store keeps a byte of it (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
-        self.engine.need_open()
+        self._need_writable("delete a memory")
         note = v.check_text(reason, "reason")
         rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True,
                                 include_inactive=v.check_flag(hard, "hard"))
@@ -522,7 +524,7 @@ class MemoryProvider(StoreAdministration):
         With ``memory_type`` the classifier is skipped and the content goes to that tier, under the same guard,
         permission and normalisation rules; ``importance`` and ``tags`` replace the tier's defaults.
         """
-        self.engine.need_open()
+        self._need_writable("remember")
         text = v.check_content(content, self.config.max_content_chars)
         if source not in ("user", "tool"):
             raise InvalidInputError(f"source must be 'user' or 'tool', got {source!r}")

@@ -18,16 +18,11 @@ __all__ = ["OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_e
 
 
 def config_from(args: argparse.Namespace, data_dir: str | None = None) -> Any:
-    from hermes_memory_core.config import MemoryConfig
+    """The store's configuration from the shared options (:func:`~hermes_memory_core.cli.options.cli_config`), with
+    ``data_dir`` instead of ``--data-dir`` when given."""
+    from hermes_memory_core.cli.options import cli_config
 
-    overrides: dict[str, Any] = {}
-    if data_dir or args.data_dir:
-        overrides["data_dir"] = data_dir or args.data_dir
-    if getattr(args, "embedding_model", None):
-        overrides["embedding_model"] = args.embedding_model
-    if getattr(args, "key_file", None):
-        overrides["encryption_key_file"] = args.key_file
-    return MemoryConfig.load(args.config, **overrides)
+    return cli_config(args, **({"data_dir": data_dir} if data_dir else {}))
 
 
 #: The CLI is the operator's tool: it acts with every permanent-tier permission, logged under this name.

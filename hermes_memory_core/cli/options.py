@@ -1,8 +1,11 @@
 """The options the ``hermes-memory`` commands share: one table for the core's commands and for those of other
 packages (``mcp``, ``hermes-agent``), so a help text offers an option only where the command uses it.
 
-:func:`cli_parent` builds an argparse parent parser with the options a command takes; :func:`options_table`
-renders which command takes which, as ``docs/cli.md`` shows it (a test keeps the page in step).
+Each row says the flag, its help text, how argparse reads it and which :class:`~hermes_memory_core.MemoryConfig`
+field it sets. :func:`cli_parent` builds an argparse parent parser with the options a command takes;
+:func:`cli_config` turns the parsed options into the store's configuration (every command of every package opens
+its store through it, so an option means the same everywhere); :func:`options_table` renders which command takes
+which, as ``docs/cli.md`` shows it (a test keeps the page in step).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LOG_LEVELS", "OPTIONS", "STORE_OPTIONS", "Option", "cli_parent", "options_table"]
+__all__ = ["LOG_LEVELS", "OPTIONS", "STORE_OPTIONS", "Option", "cli_config", "cli_parent", "options_table"]
 
 #: ``--log-level`` values, quietest last.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -19,7 +22,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 @dataclass(frozen=True)
 class Option:
-    """One shared option: its flag, help text and how argparse reads it."""
+    """One shared option: its flag, help text, how argparse reads it and the config field it sets (if any)."""
 
     flag: str
     help: str
@@ -27,6 +30,12 @@ class Option:
     switch: bool = False
     choices: tuple[str, ...] | None = None
     default: str | None = None
+    field: str | None = None
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores it under."""
+        return self.flag.lstrip("-").replace("-", "_")
 
     def add_to(self, parser: argparse.ArgumentParser) -> None:
         kwargs: dict[str, Any] = {"help": self.help, "default": self.default}
@@ -39,17 +48,21 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("--data-dir", "directory of the embedded store (default: data_dir of --config, else "
-           "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)", "DIR"),
+           "$HERMES_MEMORY_DATA_DIR, else ./hermes_data)", "DIR", field="data_dir"),
     Option("--config", "TOML config file ([hermes_memory] table)", "FILE"),
-    Option("--embedding-model", "override the configured embedding model", "NAME"),
+    Option("--embedding-model", "override the configured embedding model", "NAME", field="embedding_model"),
     Option("--key-file", "file holding the store's encryption key (default: <data dir>/hermes.key; or set "
-           "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none", "FILE"),
+           "HERMES_MEMORY_ENCRYPTION_KEY); restore copies it into a target that has none", "FILE",
+           field="encryption_key_file"),
+    Option("--read-only", "open the store read-only: reads, search, stats and export work, a write fails with "
+           "ReadOnlyStoreError, nothing in the store is changed (automatic on read-only media)", switch=True,
+           field="read_only"),
     Option("--json", "print machine-readable JSON", switch=True),
     Option("--log-level", "what Hermes Memory logs on stderr (default: warning)", "LEVEL", choices=LOG_LEVELS,
            default="warning"),
 )
 #: The options that say which store a command works on.
-STORE_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file")
+STORE_OPTIONS = ("--data-dir", "--config", "--embedding-model", "--key-file", "--read-only")
 
 
 def cli_parent(*flags: str) -> argparse.ArgumentParser:
@@ -62,6 +75,16 @@ def cli_parent(*flags: str) -> argparse.ArgumentParser:
         if not flags or option.flag in flags:
             option.add_to(parent)
     return parent
+
+
+def cli_config(args: argparse.Namespace, **overrides: Any) -> Any:
+    """The :class:`~hermes_memory_core.MemoryConfig` the parsed shared options name: ``--config``'s file (else the
+    defaults), ``HERMES_MEMORY_*`` variables, then each option given (and ``overrides``) on top."""
+    from hermes_memory_core.config import MemoryConfig
+
+    given = {o.field: getattr(args, o.dest) for o in OPTIONS
+             if o.field is not None and getattr(args, o.dest, None) not in (None, False, "")}
+    return MemoryConfig.load(getattr(args, "config", None), **{**given, **overrides})
 
 
 def options_table(parser: argparse.ArgumentParser) -> str:

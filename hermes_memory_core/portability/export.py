@@ -76,7 +76,7 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
         staging.rmdir()
         raise
     # the whole store's copy stays beside the store (removed at the next open should this process die)
-    local = engine.config.metadata_url is None and engine.data_dir.is_dir()
+    local = engine.config.metadata_url is None and engine.data_dir.is_dir() and not engine.read_only
     scratch = new_scratch(engine.data_dir, "export") if local else Path(tempfile.mkdtemp(prefix=".hermes-export-"))
     try:
         manifest = _write(engine, staging, scratch, user_id)

@@ -36,6 +36,8 @@ def _recorded(engine: MemoryEngine) -> list[dict[str, object]]:
 
 
 def _save(engine: MemoryEngine, entries: list[dict[str, object]]) -> None:
+    if engine.read_only:  # nothing can be recorded in a read-only store
+        return
     engine.set_meta(PARTIALS_META, json.dumps(entries, ensure_ascii=False))
 
 
@@ -85,6 +87,8 @@ def remove_partial_exports(engine: MemoryEngine) -> list[str]:
     Only folders whose name carries :data:`PARTIAL_MARK` are removed, never a symbolic link; a record whose folder
     is already gone is dropped."""
     removed: list[str] = []
+    if engine.read_only:
+        return removed
     with engine.write_lock:
         entries = _recorded(engine)
         kept: list[dict[str, object]] = []

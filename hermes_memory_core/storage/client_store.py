@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core.errors import BackendUnavailableError, DimensionMismatchError, StoreClosedError
+from hermes_memory_core.storage.read_only import read_only_error
 from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
 
 __all__ = ["QdrantClientVectorStore"]
@@ -28,6 +29,8 @@ class QdrantClientVectorStore:
         name: Collection name.
         api_key: API key for a server or cluster.
         client: A ready ``QdrantClient`` to use instead of building one from ``url``.
+        read_only: Never write: a missing collection is not created, every write raises
+            :class:`~hermes_memory_core.errors.ReadOnlyStoreError`.
     """
 
     def __init__(
@@ -37,8 +40,10 @@ class QdrantClientVectorStore:
         name: str = "hermes_memories",
         api_key: str | None = None,
         client: Any = None,
+        read_only: bool = False,
     ) -> None:
         self.url = url
+        self.read_only = read_only
         self.dim = dim
         self.name = name
         self._api_key = api_key
@@ -71,6 +76,8 @@ class QdrantClientVectorStore:
                     f"Qdrant collection {self.name!r} holds {size}-dimensional vectors but the configuration "
                     f"says vector_dim={self.dim}; use a matching embedding model or another collection"
                 )
+        elif self.read_only:
+            raise read_only_error(f"{self.url}#{self.name}", "create the vector collection", "it does not exist")
         else:
             client.create_collection(
                 self.name, vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE)
@@ -86,9 +93,11 @@ class QdrantClientVectorStore:
                         schema = models.PayloadSchemaType.KEYWORD
                     client.create_payload_index(self.name, field_name, field_schema=schema)
 
-    def _need(self) -> Any:
+    def _need(self, write: bool = False) -> Any:
         if self._client is None:
             raise StoreClosedError("the vector store is not open")
+        if write and self.read_only:
+            raise read_only_error(f"{self.url}#{self.name}", "change the vectors")
         return self._client
 
     def close(self) -> None:
@@ -117,7 +126,7 @@ class QdrantClientVectorStore:
                 )
             structs.append(models.PointStruct(id=p.id, vector=vec.tolist(), payload=p.payload))
         with self._lock:
-            self._need().upsert(self.name, points=structs, wait=True)
+            self._need(write=True).upsert(self.name, points=structs, wait=True)
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -125,20 +134,20 @@ class QdrantClientVectorStore:
         from qdrant_client import models
 
         with self._lock:
-            self._need().delete(self.name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+            self._need(write=True).delete(self.name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         if not ids:
             return
         with self._lock:
-            self._need().set_payload(self.name, payload=payload, points=list(ids), wait=True)
+            self._need(write=True).set_payload(self.name, payload=payload, points=list(ids), wait=True)
 
     def delete_user(self, user_id: str) -> None:
         from qdrant_client import models
 
         flt = models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))])
         with self._lock:
-            self._need().delete(self.name, points_selector=models.FilterSelector(filter=flt), wait=True)
+            self._need(write=True).delete(self.name, points_selector=models.FilterSelector(filter=flt), wait=True)
 
     def compact_deleted(self) -> None:
         """Nothing to do from the client: ``:memory:`` keeps no files, and a Qdrant server drops deleted points from

@@ -12,6 +12,24 @@ is touched. On tmpfs a page is allocated even when it is only read, and loading 
 files (measured: a reopen took a store from 11 to 69 MiB real): there an existing shard opens only when the
 filesystem can hold every page its files may still fault in (their holes) plus :data:`MIN_FREE_BYTES`. A shard whose creation a full disk cut short (no sidecar yet: no point was ever written to it) is
 created again at the next open.
+
+**Small stores** keep their vectors in one SQLite file instead
+(:class:`~hermes_memory_core.storage.small_vectors.SmallVectorStore`, ``<collection>.sqlite`` beside the shard's
+folder) until they hold :data:`~hermes_memory_core.storage.small_vectors.SMALL_STORE_MAX_POINTS` points: an empty
+shard alone is ~166 MiB apparent. The write that would pass that builds the shard in place with every point, a
+marker (``<collection>.growing``) beside it until the last point is flushed, then removes the small file; a crash
+before the marker is gone leaves the small file in charge (the half-built shard is removed at the next open), one
+after it the shard (the stale small file is removed). A store written before small stores existed has a shard
+and keeps it.
+
+**Read-only.** The engine cannot load a shard without writing to it (it opens its payload pages read-write: on
+read-only media the load fails with ``Read-only file system``). A read-only store (``read_only=True``, or a folder
+that cannot be written) is therefore searched from a private copy: the shard's folder is copied, holes kept
+(:func:`~hermes_memory_core.storage.read_only.sparse_copy`), into a ``0700`` folder under the system's temporary
+directory (``TMPDIR``), loaded from there and removed at :meth:`EdgeVectorStore.close`. The store's own files are
+never opened for writing. The copy costs the shard's *real* size in the temporary folder and its copy time at open
+(``benchmarks/store_size.py`` measures both); writes are refused with
+:class:`~hermes_memory_core.errors.ReadOnlyStoreError`.
 """
 
 from __future__ import annotations
@@ -20,6 +38,7 @@ import contextlib
 import json
 import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -30,10 +49,13 @@ import numpy as np
 from hermes_memory_core.errors import (
     ConsistencyError,
     DimensionMismatchError,
+    HermesMemoryError,
     StorageFullError,
     StoreClosedError,
     StoreLockedError,
 )
+from hermes_memory_core.storage.read_only import read_only_error, sparse_copy
+from hermes_memory_core.storage.small_vectors import SMALL_STORE_MAX_POINTS, SmallVectorStore
 from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
 
 __all__ = ["MIN_FREE_BYTES", "EdgeVectorStore", "free_bytes"]
@@ -56,13 +78,21 @@ class EdgeVectorStore:
         path: Folder of the shard (created if missing).
         dim: Vector dimension from the config.
         name: Collection name (recorded in the sidecar and in export manifests).
+        read_only: Never write the shard's files: search a private copy, refuse writes (module docstring).
+        small_max: Points a new store keeps in its small vector file before they move into a shard.
     """
 
-    def __init__(self, path: str | Path, dim: int, name: str = "hermes_memories") -> None:
+    def __init__(self, path: str | Path, dim: int, name: str = "hermes_memories", read_only: bool = False,
+                 small_max: int = SMALL_STORE_MAX_POINTS) -> None:
         self.path = Path(path)
         self.dim = dim
         self.name = name
+        self.read_only = read_only
         self._shard: Any = None
+        self._copy: Path | None = None  # the private copy a read-only shard is loaded from
+        self._small: SmallVectorStore | None = None  # a small store's vectors (no shard yet)
+        self.small_path = self.path.with_name(self.path.name + ".sqlite")
+        self.small_max = small_max
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- lifecycle
@@ -113,26 +143,41 @@ class EdgeVectorStore:
     def open(self) -> None:
         import qdrant_edge as qe
 
-        if self._shard is not None:  # already open (a restore hands its loaded store to the engine)
+        if self._shard is not None or self._small is not None:  # already open (a restore hands its store over)
+            return
+        sidecar = self.path / _SIDECAR
+        if self.read_only:  # (a shard still being built when its writer died: the small file holds every point)
+            if sidecar.exists() and not self.path.with_name(self.path.name + _GROWING).exists():
+                self._open_copy()
+            else:
+                self._open_small()
             return
         _finish_rewrite(self.path)
-        sidecar = self.path / _SIDECAR
+        growing = self.path.with_name(self.path.name + _GROWING)
+        if growing.exists():  # a move into a shard cut short: the small file still holds every point
+            shutil.rmtree(self.path, ignore_errors=True)
+            growing.unlink()
         try:
             self._recover_rewrite()
             if not sidecar.exists() and self.path.exists():  # a creation cut short: no point was ever written
                 shutil.rmtree(self.path)
+        except OSError as exc:
+            raise StorageFullError.from_os_error(exc, self.path) or ConsistencyError(
+                f"cannot open the vector store at {self.path}: {exc}") from exc
+        if not sidecar.exists():
+            self._open_small()
+            return
+        try:
+            self._remove_small_files()  # a move into the shard finished: the small file is stale
             self.check_space(loading=True)  # before the engine maps a file: a full disk would be a bus error
-            if sidecar.exists():
-                stored = json.loads(sidecar.read_text(encoding="utf-8"))
-                if int(stored["dim"]) != self.dim:
-                    raise DimensionMismatchError(
-                        f"vector collection {self.name!r} at {self.path} holds {stored['dim']}-dimensional "
-                        f"vectors but the configuration says vector_dim={self.dim}; use a matching embedding "
-                        "model or a new data_dir"
-                    )
-                self._shard = qe.EdgeShard.load(str(self.path))
-            else:
-                self._shard = self._create(self.path)
+            stored = json.loads(sidecar.read_text(encoding="utf-8"))
+            if int(stored["dim"]) != self.dim:
+                raise DimensionMismatchError(
+                    f"vector collection {self.name!r} at {self.path} holds {stored['dim']}-dimensional "
+                    f"vectors but the configuration says vector_dim={self.dim}; use a matching embedding "
+                    "model or a new data_dir"
+                )
+            self._shard = qe.EdgeShard.load(str(self.path))
         except (DimensionMismatchError, StorageFullError):
             raise
         except Exception as exc:  # the engine raises a bare Exception
@@ -146,10 +191,84 @@ class EdgeVectorStore:
                 ) from exc
             raise ConsistencyError(f"cannot open the vector shard at {self.path}: {exc}") from exc
 
+    def _open_small(self) -> None:
+        small = SmallVectorStore(self.small_path, self.dim, read_only=self.read_only)
+        small.open()
+        self._small = small
+
+    def _remove_small_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            self.small_path.with_name(self.small_path.name + suffix).unlink(missing_ok=True)
+
+    def _grow(self, points: list[Any]) -> None:
+        """Move a small store's points, and ``points``, into a new shard (module docstring). The shard is built in
+        place and kept open (loading it again would fault in every preallocated page on tmpfs)."""
+        import qdrant_edge as qe
+
+        small = self._small
+        assert small is not None
+        self.check_space()
+        marker = self.path.with_name(self.path.name + _GROWING)
+        shard: Any = None
+        try:
+            marker.write_text("a shard is being built from the small vector file", "utf-8")
+            shard = self._create(self.path)
+            for batch in small.iter_points(batch_size=1000, with_vectors=True):
+                shard.update(qe.UpdateOperation.upsert_points(
+                    [qe.Point(id=p.id, vector=p.vector.tolist(), payload=p.payload) for p in batch]))
+            shard.update(qe.UpdateOperation.upsert_points(points))
+            shard.flush()
+            marker.unlink()
+        except BaseException as exc:
+            if shard is not None:
+                with contextlib.suppress(Exception):
+                    shard.close()
+            shutil.rmtree(self.path, ignore_errors=True)
+            marker.unlink(missing_ok=True)
+            full = StorageFullError.from_os_error(exc, self.path) if isinstance(exc, Exception) else None
+            if full is not None:
+                raise full from exc
+            raise
+        small.close()
+        self._small = None
+        self._remove_small_files()
+        self._shard = shard
+
+    def _open_copy(self) -> None:
+        """Load the shard read-only: from a private, sparse copy (the engine writes to what it loads)."""
+        import qdrant_edge as qe
+
+        sidecar = self.path / _SIDECAR
+        copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
+        shard = copy / "shard"
+        try:
+            if sidecar.exists():
+                stored = json.loads(sidecar.read_text(encoding="utf-8"))
+                if int(stored["dim"]) != self.dim:
+                    raise DimensionMismatchError(
+                        f"vector collection {self.name!r} at {self.path} holds {stored['dim']}-dimensional vectors "
+                        f"but the configuration says vector_dim={self.dim}"
+                    )
+                sparse_copy(self.path, shard)
+                self._shard = qe.EdgeShard.load(str(shard))
+            else:  # no point was ever written: an empty shard stands in
+                self._shard = self._create(shard)
+        except BaseException as exc:
+            shutil.rmtree(copy, ignore_errors=True)
+            if isinstance(exc, HermesMemoryError) or not isinstance(exc, Exception):
+                raise
+            full = StorageFullError.from_os_error(exc, copy)
+            if full is not None:
+                raise full from exc
+            raise ConsistencyError(f"cannot open the vector shard at {self.path} read-only: {exc}") from exc
+        self._copy = copy
+
     def _need(self, write: bool = False) -> Any:
         if self._shard is None:
             raise StoreClosedError("the vector store is not open")
         if write:
+            if self.read_only:
+                raise read_only_error(self.path, "change the vectors")
             self.check_space()
         return self._shard
 
@@ -170,20 +289,32 @@ class EdgeVectorStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._small is not None:
+                self._small.close()
+                self._small = None
             if self._shard is not None:
                 try:
                     self._shard.flush()
                 finally:
                     self._shard.close()
                     self._shard = None
+                    if self._copy is not None:
+                        shutil.rmtree(self._copy, ignore_errors=True)
+                        self._copy = None
 
     def flush(self) -> None:
         with self._lock:
+            if self._small is not None:
+                self._small.flush()
+                return
             self._need().flush()
 
     def optimize(self) -> None:
         """Run the engine's optimizers (builds HNSW once the data is large enough)."""
         with self._lock:
+            if self._small is not None:
+                self._small.optimize()
+                return
             self._need(write=True).optimize()
 
     def compact_deleted(self) -> None:
@@ -198,6 +329,9 @@ class EdgeVectorStore:
         import qdrant_edge as qe
 
         with self._lock:
+            if self._small is not None:
+                self._small.compact_deleted()
+                return
             shard = self._need(write=True)
             shard.flush()
             indexed = int(shard.info().indexed_vectors_count) > 0
@@ -246,6 +380,15 @@ class EdgeVectorStore:
                 )
             batch.append(qe.Point(id=p.id, vector=vec.tolist(), payload=p.payload))
         with self._lock:
+            if self._small is not None:
+                new = len({p.id for p in points} - set(self._small.fetch([p.id for p in points])))
+                if self._small.count() + new <= self.small_max:
+                    self._small.upsert(points)
+                    return
+                if self.read_only:
+                    raise read_only_error(self.path, "change the vectors")
+                self._grow(batch)
+                return
             self._need(write=True).update(qe.UpdateOperation.upsert_points(batch))
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -254,6 +397,9 @@ class EdgeVectorStore:
         import qdrant_edge as qe
 
         with self._lock:
+            if self._small is not None:
+                self._small.delete(ids)
+                return
             self._need(write=True).update(qe.UpdateOperation.delete_points(list(ids)))
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
@@ -262,6 +408,9 @@ class EdgeVectorStore:
         import qdrant_edge as qe
 
         with self._lock:
+            if self._small is not None:
+                self._small.set_payload(ids, payload)
+                return
             self._need(write=True).update(qe.UpdateOperation.set_payload(list(ids), payload))
 
     def delete_user(self, user_id: str) -> None:
@@ -269,12 +418,18 @@ class EdgeVectorStore:
 
         flt = qe.Filter(must=[qe.FieldCondition(key="user_id", match=qe.MatchValue(user_id))])
         with self._lock:
+            if self._small is not None:
+                self._small.delete_user(user_id)
+                return
             self._need(write=True).update(qe.UpdateOperation.delete_points_by_filter(flt))
 
     # ----------------------------------------------------------------- reads
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         import qdrant_edge as qe
 
+        small = self._small
+        if small is not None:
+            return small.search(vector, limit, flt)
         req = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
@@ -290,12 +445,17 @@ class EdgeVectorStore:
         if not ids:
             return {}
         with self._lock:
+            if self._small is not None:
+                return self._small.fetch(ids)
             records = self._need().retrieve(list(ids), with_payload=False, with_vector=True)
         return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in records}
 
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         import qdrant_edge as qe
 
+        if self._small is not None:
+            yield from self._small.iter_points(batch_size, with_vectors)
+            return
         offset: Any = None
         while True:
             req = qe.ScrollRequest(offset=offset, limit=batch_size, with_payload=True, with_vector=with_vectors)
@@ -315,6 +475,8 @@ class EdgeVectorStore:
 
     def count(self) -> int:
         with self._lock:  # not during a compact_deleted swap
+            if self._small is not None:
+                return self._small.count()
             return int(self._need().info().points_count)
 
     def rewrite(self, payload_for: Callable[[VectorPoint], dict[str, Any]]) -> None:
@@ -324,10 +486,17 @@ class EdgeVectorStore:
         update; a rewrite leaves only the new ones. The new shard is built beside the old one and swapped in
         (a crash in between is finished or undone at the next open).
         """
+        if self._small is not None:
+            with self._lock:
+                for batch in self._small.iter_points(batch_size=1000, with_vectors=True):
+                    self._small.upsert([VectorPoint(p.id, p.vector, payload_for(p)) for p in batch])
+                self._small.compact_deleted()
+                return
+        self._need(write=True)
         fresh = self.path.with_name(self.path.name + _REWRITE)
         shutil.rmtree(fresh, ignore_errors=True)
         other = EdgeVectorStore(fresh, self.dim, self.name)
-        other.open()
+        other._shard = other._create(fresh)  # a shard, however few its points (open() would start a small store)
         try:
             for batch in self.iter_points(batch_size=1000, with_vectors=True):
                 other.upsert([VectorPoint(p.id, p.vector, payload_for(p)) for p in batch])
@@ -342,6 +511,8 @@ class EdgeVectorStore:
 
 
 _REWRITE = ".rewrite"
+#: Beside a shard being built from a small store's file (removed once every point is in it).
+_GROWING = ".growing"
 _OLD = ".old"
 _COMPLETE = "REWRITE_COMPLETE"
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_memory_core.errors import ConfigError, StoreLockedError
+from hermes_memory_core.errors import ConfigError, StorageFullError, StoreLockedError
 from hermes_memory_core.storage.private_files import make_private, tighten
 
 __all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock"]
@@ -44,7 +44,37 @@ class DataDirLock:
         self.path = Path(data_dir) / LOCK_NAME
         self.shared = shared
         self.created = False
+        self.read_only = False
         self._fh: IO[str] | None = None
+
+    def acquire_read_only(self) -> None:
+        """Share the lock without writing anything: the lock file is opened for reading (a store on read-only
+        media, or opened ``read_only``); no lock file means no process ever held the folder, so there is none to
+        share. Nothing is recovered, created or tightened.
+
+        Raises:
+            StoreLockedError: Another process holds the folder exclusively (an embedded store writing it).
+            ConfigError: The data directory does not exist or is not a directory.
+        """
+        import fcntl
+
+        folder = self.path.parent
+        if not folder.is_dir():
+            raise ConfigError(f"cannot open {folder} read-only: there is no store there")
+        self.read_only = self.shared = True
+        try:
+            fh = open(self.path, encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise ConfigError(f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            holder, mine = _describe(fh.read())
+            fh.close()
+            raise StoreLockedError(_locked_message(folder, holder, mine)) from None
+        self._fh = fh
 
     def acquire(self, recover: Callable[[Path], object] | None = None) -> None:
         """Take the lock; ``recover(data_dir)`` runs first if this process is alone with the directory.
@@ -64,7 +94,8 @@ class DataDirLock:
             self.created = not self.path.exists()
             fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the life of the lock
         except OSError as exc:
-            raise ConfigError(f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
+            raise StorageFullError.from_os_error(exc, folder) or ConfigError(
+                f"cannot use data_dir {folder}: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             alone = True
@@ -114,7 +145,8 @@ class DataDirLock:
 
             if remove_if_created and self.created:
                 self.path.unlink(missing_ok=True)
-            tighten(self.path.parent)  # what the store created while it ran
+            if not self.read_only:
+                tighten(self.path.parent)  # what the store created while it ran
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
             self._fh.close()
             self._fh = None

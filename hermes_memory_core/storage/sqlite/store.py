@@ -4,13 +4,25 @@ Pragmas follow docs/design.md#storage: ``journal_mode=WAL``, ``synchronous=NORMA
 ``foreign_keys=ON``. Writes go through one connection guarded by a lock (``atomic()`` nests with
 SAVEPOINTs); each thread reads through its own connection, so searches never wait for a writer.
 A committed transaction survives a killed process (WAL + NORMAL loses at most the last commits on power loss).
+
+**Read-only** (``read_only=True``): every connection is opened ``mode=ro`` and ``query_only``, no migration or
+checkpoint runs, and nothing in the folder is written. A WAL database needs its ``-shm`` index to be read: with
+no ``-wal`` (a cleanly closed store) on read-only media, or with no writer possible (``alone``), the file is opened
+``immutable=1`` (nothing to lock, nothing in a log); with a ``-wal`` and its ``-shm`` on read-only media it is read
+through them (nothing there can change); when writers share the file it is read as they read it (SQLite keeps its
+``-shm`` index); otherwise (a ``-wal`` left by a killed writer: a reader would rebuild its index; or a ``-wal``
+without its ``-shm`` on read-only media) the database and its log are copied into a private temporary folder and
+read there (``immutable`` would skip the log's commits).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -50,13 +62,24 @@ _PRAGMAS = (
 
 
 def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
-    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), else None."""
+    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), or of an I/O error on a disk with
+    (almost) no room left (SQLite reports a ``-shm`` index it cannot map on a full tmpfs so), else None."""
     if isinstance(exc, sqlite3.OperationalError) and (
         getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+        or ("disk I/O error" in str(exc) and _nearly_full(path))
     ):
         return StorageFullError(f"the disk holding {path} is full ({exc}); free some space and try again "
                                 "(nothing of this write was stored)")
     return StorageFullError.from_os_error(exc, path)
+
+
+def _nearly_full(path: Path) -> bool:
+    """Whether the filesystem of ``path`` has less than 1 MiB free."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 2**20
 
 
 def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
@@ -72,11 +95,19 @@ class SQLiteMetadataStore(SQLMetadataStore):
         background_merge: Merge the keyword index's new segments on a daemon thread after each write (see
             :mod:`~hermes_memory_core.storage.sqlite.upkeep`); False leaves them for
             :meth:`merge_keyword_segments`.
+        read_only: Open it read-only (module docstring).
+        alone: No other process can write the file meanwhile (the caller holds the data directory's lock in a
+            way that excludes writers): a read-only open may then read a cleanly closed file ``immutable``.
     """
 
-    def __init__(self, path: str | Path, *, background_merge: bool = True) -> None:
+    def __init__(self, path: str | Path, *, background_merge: bool = True, read_only: bool = False,
+                 alone: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
+        self.read_only = read_only
+        self._alone = alone
+        self._uri: str | None = None  # the read-only URI every connection opens
+        self._copy: Path | None = None  # private copy of a WAL database read from read-only media
         self._write_lock = threading.RLock()
         self._writer: sqlite3.Connection | None = None
         self._local = threading.local()
@@ -92,10 +123,36 @@ class SQLiteMetadataStore(SQLMetadataStore):
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
+        if self._uri is not None:
+            conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False, timeout=5.0)
+            conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            conn.execute("PRAGMA query_only=ON")
+            return conn
         conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=5.0)
         for pragma in _PRAGMAS:
             conn.execute(pragma)
         return conn
+
+    def _read_only_uri(self) -> str:
+        """How to open the file without writing to it (module docstring)."""
+        from hermes_memory_core.storage.read_only import folder_writable, read_only_error
+
+        if not self.path.is_file():
+            raise read_only_error(self.path.parent, "create a store", "there is no store to read here")
+        wal, shm = (self.path.with_name(self.path.name + suffix) for suffix in ("-wal", "-shm"))
+        writable = folder_writable(self.path.parent)
+        path, extra = self.path, ""
+        if not wal.exists():
+            if not writable or self._alone:
+                extra = "&immutable=1"
+        elif (shm.exists() and not writable) or (writable and not self._alone):
+            pass  # read through the log and its index (media that cannot change, or writers sharing the file)
+        else:  # a log alone on read-only media, or one whose index a reader would rewrite: read a private copy
+            self._copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
+            path = self._copy / self.path.name
+            shutil.copyfile(self.path, path)
+            shutil.copyfile(wal, path.with_name(path.name + "-wal"))
+        return f"file:{path.resolve().as_posix()}?mode=ro{extra}"
 
     def open(self) -> None:
         """Connect, apply pending migrations and check the file holds exactly our schema.
@@ -103,8 +160,11 @@ class SQLiteMetadataStore(SQLMetadataStore):
         Raises:
             ConsistencyError: The file holds a trigger, a view or another object our migrations did not create.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._term_weights.forget()
+        if self.read_only:
+            self._open_read_only()
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._writer = self._connect()
             with self._write_lock:
@@ -124,6 +184,28 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 " refusing to open it: remove them, or restore the store from a bundle"
             )
 
+    def _open_read_only(self) -> None:
+        from hermes_memory_core.storage.read_only import read_only_error
+
+        self._uri = self._read_only_uri()
+        try:
+            self._writer = self._connect()
+            with self._write_lock:
+                pending = [m.__name__ for m in migrations.MIGRATIONS
+                           if m.__name__ not in set(migrations.applied(self._writer))]
+                problems = schema_problems(self._writer) if not pending else []
+        except sqlite3.Error as exc:
+            self.close()
+            raise ConsistencyError(f"cannot read the store at {self.path} read-only: {exc}") from exc
+        if pending:
+            self.close()
+            raise read_only_error(self.path, "upgrade the store's schema",
+                                  f"it lacks {', '.join(pending)}: open it writable once with this version")
+        if problems:
+            self.close()
+            raise ConsistencyError(f"the store at {self.path} holds schema objects Hermes Memory did not create "
+                                   f"({'; '.join(problems[:5])})")
+
     def reader(self) -> sqlite3.Connection:
         """This thread's read-only connection (readers never wait for the writer in WAL mode)."""
         if self._closed:
@@ -142,8 +224,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
         with self._write_lock:
             self._closed = True
             if self._writer is not None:
-                with contextlib.suppress(sqlite3.Error):
-                    self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                if not self.read_only:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._writer.close()
                 self._writer = None
         with self._readers_lock:
@@ -151,6 +234,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             self._readers.clear()
+        if self._copy is not None:
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy = None
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[sqlite3.Connection]:

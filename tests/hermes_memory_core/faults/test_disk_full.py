@@ -1,7 +1,9 @@
 """A full disk is an error, not a crash: on a small tmpfs, opening, creating and writing a store with
 the disk (nearly) full raises StorageFullError naming the folder; nothing acknowledged is lost, and once space is
 freed the same store opens and takes writes. Each scenario runs in a child process (a bus error would kill it, and
-the test reads its exit status). Needs root (to mount a tmpfs); skipped elsewhere."""
+the test reads its exit status). Each runs on both vector layouts: ``small`` (a new store's vectors in one SQLite
+file) and ``shard`` (the vector engine's preallocated, memory-mapped files from the first point: the bus-error
+risk). Needs root (to mount a tmpfs); skipped elsewhere."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 
 CHILD = """
-import json, sys
+import json, os, sys
 from pathlib import Path
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
 from hermes_memory_core.errors import HermesMemoryError
@@ -29,7 +31,8 @@ from tests.fakes import HashingEmbedder
 data, action = Path(sys.argv[1]), sys.argv[2]
 out = {"ids": [], "error": None}
 try:
-    with MemoryProvider(MemoryConfig(data_dir=data), embedder=HashingEmbedder(), caller=Caller.admin("t")) as mem:
+    cfg = MemoryConfig(data_dir=data, small_store_max_points=int(os.environ["SMALL_MAX"]))
+    with MemoryProvider(cfg, embedder=HashingEmbedder(), caller=Caller.admin("t")) as mem:
         out["opened"] = True
         if action == "fill":
             for i in range(100000):
@@ -61,7 +64,8 @@ def small_disk(tmp_path: Path, kind: str, mib: int) -> Iterator[Path]:
         image = tmp_path / f"{kind}-{mib}.img"
         with image.open("wb") as fh:
             fh.truncate(mib * 2**20)
-        made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True, text=True)
+        # no blocks reserved for root: the tests run as root, and "full" must mean full for them too
+        made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", str(image)], capture_output=True, text=True)
         if made.returncode != 0:
             pytest.skip(f"cannot make an ext4 image here: {made.stderr.strip()}")
         cmd = ["mount", "-o", "loop", str(image), str(mount)]
@@ -74,15 +78,20 @@ def small_disk(tmp_path: Path, kind: str, mib: int) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def _run(data: Path, action: str, ids: object = None) -> tuple[int, dict[str, object], list[str]]:
+#: Points a new store keeps in its small vector file, per layout.
+LAYOUTS = {"small": "10000", "shard": "0"}
+
+
+def _run(data: Path, action: str, ids: object = None, layout: str = "shard") -> tuple[int, dict[str, object], list[str]]:
     extra = []
     if ids is not None:
         listed = data.parent.parent / f"ids-{uuid.uuid4().hex[:6]}.json"  # beside the small disk, not on it
         listed.write_text(json.dumps(ids))
         extra.append(str(listed))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
+           "SMALL_MAX": LAYOUTS[layout]}
     done = subprocess.run([sys.executable, "-c", CHILD, str(data), action, *extra], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=900)
     lines = done.stdout.splitlines()
     acked = [i for line in lines if line.startswith('{"ack"') for i in json.loads(line)["ack"]]
     result = json.loads(lines[-1]) if lines and lines[-1].startswith('{"ids"') else {}
@@ -91,58 +100,70 @@ def _run(data: Path, action: str, ids: object = None) -> tuple[int, dict[str, ob
 
 
 def _fill(mount: Path, leave: int) -> Path:
-    """A file taking all but ``leave`` bytes of the mount."""
+    """A file taking all but ``leave`` bytes of the mount (``leave=0``: every byte it can get, written until the
+    filesystem says it is full: ext4 keeps some blocks for its own bookkeeping)."""
     filler = mount / f"filler-{uuid.uuid4().hex[:6]}"
     st = os.statvfs(mount)
-    size = max(0, st.f_bavail * st.f_frsize - leave)
+    size = max(0, st.f_bavail * st.f_frsize - max(leave, 2**20 if leave == 0 else 0))
     with filler.open("wb") as fh:
         fh.truncate(0)
         os.posix_fallocate(fh.fileno(), 0, size) if size else None
+    if leave == 0:
+        with filler.open("ab", buffering=0) as fh, contextlib.suppress(OSError):
+            while True:
+                fh.write(b"\0" * 4096)
     return filler
 
 
-@pytest.mark.parametrize(("kind", "mib"), [("tmpfs", 40), ("ext4", 64)])
-def test_writing_until_the_disk_is_full_is_an_error_and_loses_nothing(tmp_path: Path, kind: str, mib: int) -> None:
+@pytest.mark.parametrize(("kind", "mib", "layout"), [("tmpfs", 40, "shard"), ("ext4", 64, "shard"),
+                                                     ("tmpfs", 16, "small")])
+def test_writing_until_the_disk_is_full_is_an_error_and_loses_nothing(tmp_path: Path, kind: str, mib: int,
+                                                                      layout: str) -> None:
     with small_disk(tmp_path, kind, mib) as disk:
         data = disk / "store"
-        _rc, result, acked = _run(data, "fill")
+        _rc, result, acked = _run(data, "fill", layout=layout)
         error = result["error"]
         assert error is not None and error[0] == "StorageFullError" and str(data) in error[1], result  # type: ignore[index]
         assert acked and result["ids"] == acked
-        _rc, full, _ = _run(data, "check", acked)  # reopened on the full disk: it reads, or a typed error
+        _rc, full, _ = _run(data, "check", acked, layout)  # reopened on the full disk: it reads, or a typed error
         assert full["present"] == acked if full["error"] is None else full["error"][0] == "StorageFullError"  # type: ignore[index]
         shutil.copytree(data, tmp_path / "copy", symlinks=True)  # the store, on a disk with room
-    _rc, moved, _ = _run(tmp_path / "copy", "check", acked)
+    _rc, moved, _ = _run(tmp_path / "copy", "check", acked, layout)
     assert moved["error"] is None and moved["present"] == acked and moved["count"] == len(acked)
 
 
 @pytest.mark.parametrize(("kind", "mib"), [("tmpfs", 256), ("ext4", 64)])
-@pytest.mark.parametrize("leave", [64 * 1024, 4 * 2**20], ids=["64KiB", "4MiB"])
+@pytest.mark.parametrize(("layout", "leave"), [("shard", 64 * 1024), ("shard", 4 * 2**20), ("small", 0)],
+                         ids=["shard-64KiB", "shard-4MiB", "small-0"])
 def test_a_nearly_full_disk_is_an_error_then_the_store_works_once_freed(tmp_path: Path, kind: str, mib: int,
-                                                                       leave: int) -> None:
+                                                                       layout: str, leave: int) -> None:
+    """The engine's shard needs 16 MiB free to write (a page it faults in on a full disk is a bus error); a small
+    store writes until SQLite meets the full disk."""
     with small_disk(tmp_path, kind, mib) as disk:
         data = disk / "store"
-        _rc, first, _ = _run(data, "add")
+        _rc, first, _ = _run(data, "add", layout=layout)
         assert first["error"] is None and len(first["ids"]) == 1  # type: ignore[arg-type]
         filler = _fill(disk, leave)
-        _rc, full, _ = _run(data, "add")
+        _rc, full, _ = _run(data, "add", layout=layout)
         assert full["error"] is not None and full["error"][0] == "StorageFullError", full  # type: ignore[index]
         filler.unlink()
-        _rc, freed, _ = _run(data, "check", first["ids"])
+        _rc, freed, _ = _run(data, "check", first["ids"], layout)
         assert freed["error"] is None and freed["present"] == first["ids"] and freed["count"] == 1, freed
-        _rc, later, _ = _run(data, "add")
+        _rc, later, _ = _run(data, "add", layout=layout)
         assert later["error"] is None and len(later["ids"]) == 1  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("kind", "mib"), [("tmpfs", 40), ("ext4", 64)])
-def test_a_new_store_on_a_full_disk_opens_once_space_is_freed(tmp_path: Path, kind: str, mib: int) -> None:
+@pytest.mark.parametrize(("layout", "leave"), [("shard", 2 * 2**20), ("small", 0)], ids=["shard-2MiB", "small-0"])
+def test_a_new_store_on_a_full_disk_opens_once_space_is_freed(tmp_path: Path, kind: str, mib: int, layout: str,
+                                                              leave: int) -> None:
     with small_disk(tmp_path, kind, mib) as disk:
-        filler = _fill(disk, 2 * 2**20)
+        filler = _fill(disk, leave)
         data = disk / "store"
-        _rc, full, _ = _run(data, "add")
+        _rc, full, _ = _run(data, "add", layout=layout)
         assert full["error"] is not None and full["error"][0] == "StorageFullError", full  # type: ignore[index]
         filler.unlink()
-        _rc, freed, _ = _run(data, "add")
+        _rc, freed, _ = _run(data, "add", layout=layout)
         assert freed["error"] is None and len(freed["ids"]) == 1, freed  # type: ignore[arg-type]
 
 

@@ -238,7 +238,7 @@ def die(*_a, **_k):
 if stage == "rows":        # metadata rows gone, vector points not yet
     from hermes_memory_core.storage.edge_store import EdgeVectorStore
     EdgeVectorStore.delete_user = die
-elif stage == "swap":      # the old shard renamed away, the rewritten one not yet in place
+elif stage == "swap":      # the old shard renamed away, the rewritten one not yet in place (a store with a shard)
     real = Path.rename
     calls = []
     def rename(self, target):
@@ -251,8 +251,8 @@ elif stage == "swap":      # the old shard renamed away, the rewritten one not y
 elif stage == "residue":   # rows and points gone, the keyword shard and WAL not yet rewritten
     from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
     SQLiteMetadataStore.erase_residue = die
-mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=key), embedder=HashingEmbedder(),
-                     caller=Caller.admin("crash"))
+mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=key, small_store_max_points=0 if stage == "swap"
+                                  else 10_000), embedder=HashingEmbedder(), caller=Caller.admin("crash"))
 print("PURGE", flush=True)
 mem.purge_user(victim)
 print("DONE", flush=True)
@@ -287,7 +287,8 @@ def _run_child(data: Path, stage: str, victim: str, kill_after: float | None = N
 def test_a_purge_killed_midway_is_completed(stage: str, tmp_path: Path, embedder: Embedder) -> None:
     data = tmp_path / "s"
     victim = f"victim{uuid.uuid4().hex[:8]}"
-    with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
+    shard = {"small_store_max_points": 0} if stage == "swap" else {}  # only a shard is swapped
+    with MemoryProvider(make_config(data, **shard), embedder=embedder, caller=ADMIN) as mem:
         words = _populate(mem, victim, victim[-8:])
         _populate(mem, "other", "otherword", queue=False)
         vectors = _vector_bytes(mem, victim)
@@ -296,7 +297,7 @@ def test_a_purge_killed_midway_is_completed(stage: str, tmp_path: Path, embedder
     assert "DONE" not in out
     assert _pending_in_file(data) == [f"erasure:user:{victim}"]  # the intent survived the kill
     assert _files_holding(data, [words["long"].encode()])  # and the erasure is not complete yet
-    with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
+    with MemoryProvider(make_config(data, **shard), embedder=embedder, caller=ADMIN) as mem:
         report = mem.reconcile()
         assert report.vector_orphans_removed == 0 and report.metadata_orphans_reindexed == 0
         assert mem.engine.metadata.pending_erasures() == []

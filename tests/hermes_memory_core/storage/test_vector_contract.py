@@ -26,6 +26,11 @@ def _edge(tmp: Path) -> Factory:
     return lambda dim: EdgeVectorStore(tmp / "shard", dim, "contract")
 
 
+def _edge_shard(tmp: Path) -> Factory:
+    """The embedded engine past a small store (its points in a shard from the first write)."""
+    return lambda dim: EdgeVectorStore(tmp / "shard", dim, "contract", small_max=0)
+
+
 def _client_memory(tmp: Path) -> Factory:
     client_holder: dict[str, object] = {}
 
@@ -46,6 +51,7 @@ def _client_server(tmp: Path) -> Factory:
 
 BACKENDS = [
     pytest.param(_edge, id="qdrant-edge"),
+    pytest.param(_edge_shard, id="qdrant-edge-shard"),
     pytest.param(_client_memory, id="qdrant-client-memory"),
     pytest.param(
         _client_server,

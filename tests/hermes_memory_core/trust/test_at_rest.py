@@ -168,7 +168,7 @@ import os, sys
 from pathlib import Path
 import numpy as np
 from hermes_memory_core.storage.edge_store import EdgeVectorStore
-store = EdgeVectorStore(Path(sys.argv[1]), 8, "c")
+store = EdgeVectorStore(Path(sys.argv[1]), 8, "c", small_max=0)
 store.open()
 kill_at, calls, real = int(sys.argv[2]), [0], Path.rename
 def rename(self, target):
@@ -189,7 +189,7 @@ def test_an_interrupted_shard_rewrite_is_finished_or_undone(tmp_path: Path, kill
     from hermes_memory_core.storage.vectors import VectorPoint
 
     path = tmp_path / "shard"
-    store = EdgeVectorStore(path, 8, "c")
+    store = EdgeVectorStore(path, 8, "c", small_max=0)  # a shard from the first point (small stores have none)
     store.open()
     store.upsert([VectorPoint(f"00000000-0000-4000-8000-{i:012d}", np.eye(8, dtype=np.float32)[i], {
         "user_id": "u", "tags": ["old"]}) for i in range(8)])
@@ -197,7 +197,7 @@ def test_an_interrupted_shard_rewrite_is_finished_or_undone(tmp_path: Path, kill
     res = subprocess.run([sys.executable, "-c", REWRITE, str(path), str(kill_at)], capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == (0 if kill_at == 0 else -9), res.stderr[-2000:]
-    store = EdgeVectorStore(path, 8, "c")
+    store = EdgeVectorStore(path, 8, "c", small_max=0)
     store.open()
     try:
         points = [p for b in store.iter_points(with_vectors=True) for p in b]
