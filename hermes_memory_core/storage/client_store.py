@@ -15,7 +15,7 @@ import numpy as np
 
 from hermes_memory_core.errors import BackendUnavailableError, DimensionMismatchError, StoreClosedError
 from hermes_memory_core.storage.read_only import read_only_error
-from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
+from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint, checked_vector
 
 __all__ = ["QdrantClientVectorStore"]
 
@@ -117,14 +117,7 @@ class QdrantClientVectorStore:
             return
         from qdrant_client import models
 
-        structs = []
-        for p in points:
-            vec = np.asarray(p.vector, dtype=np.float32).reshape(-1)
-            if vec.shape[0] != self.dim:
-                raise DimensionMismatchError(
-                    f"vector for {p.id} has {vec.shape[0]} dimensions, collection expects {self.dim}"
-                )
-            structs.append(models.PointStruct(id=p.id, vector=vec.tolist(), payload=p.payload))
+        structs = [models.PointStruct(id=p.id, vector=checked_vector(p, self.dim), payload=p.payload) for p in points]
         with self._lock:
             self._need(write=True).upsert(self.name, points=structs, wait=True)
 

@@ -56,7 +56,7 @@ from hermes_memory_core.errors import (
 )
 from hermes_memory_core.storage.read_only import read_only_error, sparse_copy
 from hermes_memory_core.storage.small_vectors import SMALL_STORE_MAX_POINTS, SmallVectorStore
-from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint
+from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint, checked_vector
 
 __all__ = ["MIN_FREE_BYTES", "EdgeVectorStore", "free_bytes"]
 
@@ -371,14 +371,7 @@ class EdgeVectorStore:
             return
         import qdrant_edge as qe
 
-        batch = []
-        for p in points:
-            vec = np.asarray(p.vector, dtype=np.float32).reshape(-1)
-            if vec.shape[0] != self.dim:
-                raise DimensionMismatchError(
-                    f"vector for {p.id} has {vec.shape[0]} dimensions, collection expects {self.dim}"
-                )
-            batch.append(qe.Point(id=p.id, vector=vec.tolist(), payload=p.payload))
+        batch = [qe.Point(id=p.id, vector=checked_vector(p, self.dim), payload=p.payload) for p in points]
         with self._lock:
             if self._small is not None:
                 new = len({p.id for p in points} - set(self._small.fetch([p.id for p in points])))

@@ -22,9 +22,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from hermes_memory_core.errors import DimensionMismatchError
 from hermes_memory_core.storage.filters import MemoryFilter
 
-__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "retag_points"]
+__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "checked_vector", "retag_points"]
 
 #: Payload fields every backend indexes, with their kind.
 PAYLOAD_INDEXES: dict[str, str] = {
@@ -137,3 +138,17 @@ def retag_points(
         for start in range(0, len(ids), 1000):
             store.set_payload(ids[start : start + 1000], update)
     store.flush()
+
+
+def checked_vector(point: VectorPoint, dim: int) -> list[float]:
+    """``point``'s vector as a flat list of floats for an engine, after checking it has ``dim`` dimensions.
+
+    Raises:
+        DimensionMismatchError: It has another number of dimensions (both numbers named).
+    """
+    vec = np.asarray(point.vector, dtype=np.float32).reshape(-1)
+    if vec.shape[0] != dim:
+        raise DimensionMismatchError(f"vector for {point.id} has {vec.shape[0]} dimensions, collection expects {dim}")
+    flat: list[float] = vec.tolist()
+    return flat
+
