@@ -59,11 +59,18 @@ class BackgroundLifecycle:
             self.schedule_end(user_id, session_id)
 
     def resume(self) -> None:
-        """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet,
-        queued promotions)."""
-        for user_id, session_id in self.engine.sessions.overflowing(self.engine.config.ring_size):
+        """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet, the
+        answered turns of sessions still open — a process that ended without closing them —, queued promotions)."""
+        sessions = self.engine.sessions
+        for user_id, session_id in sessions.overflowing(self.engine.config.ring_size):
             self.schedule_compaction(user_id, session_id)
-        self.end_idle_sessions()
+        now = self.engine.now()
+        ended = set(sessions.unarchived(now, self.engine.config.session_idle_seconds))
+        for user_id, session_id in sessions.unarchived(now, -now):  # every session with turns not archived yet
+            if (user_id, session_id) in ended:
+                self.schedule_end(user_id, session_id)
+            else:
+                self.schedule_archive(user_id, session_id)
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
         if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)

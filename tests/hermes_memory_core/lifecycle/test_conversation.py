@@ -242,3 +242,19 @@ def test_a_first_person_question_finds_what_the_user_said_a_week_ago(
     clock.now += 7 * DAY
     hits = mem.recall(question, user_id="u1")
     assert hits and answer in hits[0].content, [h.content for h in hits]
+
+
+def test_turns_of_a_session_a_process_never_closed_are_kept_at_the_next_open(tmp_path: Path, embedder: Embedder) -> None:
+    """The process ended (a crash, a script's end) after the turns were buffered but before they were kept: the
+    next open keeps the answered ones without waiting for the session to count as idle."""
+    from hermes_memory_core.storage.sessions import Message
+
+    cfg = make_config(tmp_path / "store")
+    with MemoryProvider(cfg, embedder=embedder) as mem:
+        said = [Message("user", CHAT[0][1]), Message("assistant", CHAT[1][1]), Message("user", CHAT[2][1])]
+        mem.engine.sessions.append("u1", "open-one", said, [True, False, True], mem.engine.now())  # reach-in: a crash
+        assert _conversation(mem) == []
+    with MemoryProvider(cfg, embedder=embedder) as mem:
+        mem.flush()
+        kept = {(r.role, r.content) for r in _conversation(mem)}
+        assert kept == {CHAT[0], CHAT[1]}  # the answered turn; the open one waits for its answer or the session end
