@@ -60,6 +60,9 @@ class DataDirLock:
 
         folder = self.path.parent
         if not folder.is_dir():
+            blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
+            if blocker is not None and not blocker.is_dir():
+                raise ConfigError(f"cannot use data_dir {folder}: {blocker} is not a directory")
             raise ConfigError(f"cannot open {folder} read-only: there is no store there")
         self.read_only = self.shared = True
         try:
