@@ -24,7 +24,7 @@ def _collect(marker: str) -> list[str]:
 @pytest.mark.slow  # collects the whole suite twice (~40 s on 2 cores)
 def test_server_marker_covers_every_postgres_test() -> None:
     server = _collect("server")
-    assert any("[postgres]" in t for t in server) and any("test_server_mode.py" in t for t in server)
+    assert any("[server]" in t for t in server) and any("test_server_mode.py" in t for t in server)
     assert len(server) >= 30
     not_server = _collect("not server")
     assert [t for t in not_server if "[postgres]" in t or "-server]" in t or "[server]" in t
