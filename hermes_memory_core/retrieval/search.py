@@ -255,13 +255,14 @@ class Searcher:
         keyword = engine.keyword_candidates(
             flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
         )
-        candidates = {*cosines, *found_by_cross, *(mid for mid, _ in keyword), *spoken}
+        by_keyword = {mid for mid, _ in keyword}
+        candidates = {*cosines, *found_by_cross, *by_keyword, *spoken}
         fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
         for mid, cosine in spoken.items():
             if mid in fields and fields[mid].dialogue:
                 cosines[mid] = max(cosine, cosines.get(mid, cosine))
-            elif mid not in cosines and mid not in found_by_cross:
-                candidates.discard(mid)
+            elif mid not in cosines and mid not in found_by_cross and mid not in by_keyword:
+                candidates.discard(mid)  # found only as asked, and no line of a conversation
         confidence: dict[str, float] = {}
         if cal is not None:
             dense_ids = [mid for mid in (*cosines, *found_by_cross) if mid in fields]
