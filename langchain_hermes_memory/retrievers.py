@@ -69,12 +69,12 @@ class HermesRetriever(BaseRetriever):
     Filters (constructor defaults, each overridable in ``invoke``): ``memory_types``, ``session_id``, ``tags``,
     ``time_range=(start, end)``, ``now``.
 
-    What a default retriever reads: the user's **long-term** memories, and their **permanent** facts when its
+    What a default retriever reads: the user's **short-term** memories (what they said in earlier sessions is kept
+    as conversation memories there) and **long-term** memories, and their **permanent** facts when its
     caller may read them — ``caller=...`` here, else the ``MemoryProvider``'s own caller when it was given one, else
     the user themselves (``MemoryProvider.caller_for``: a retriever bound to one user reads that user's facts and no
     one else's). Asking for the permanent tier
-    in ``memory_types`` with a caller that may not read it leaves it out with one warning. Short-term memories
-    only when ``memory_types`` names them.
+    in ``memory_types`` with a caller that may not read it leaves it out with one warning.
 
     ``gate=True`` makes it a chat-turn recall (:meth:`MemoryProvider.recall`): nothing for greetings and fillers
     ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), long-term memories,
@@ -93,7 +93,7 @@ class HermesRetriever(BaseRetriever):
     k: int = Field(default=4, ge=1, le=1000, description="Number of documents to return.")
     memory_types: list[MemoryType] | None = Field(
         default=None,
-        description="Tiers to search (default: long-term, and permanent when the caller may read them).",
+        description="Tiers to search (default: short-term, long-term, and permanent when the caller may read them).",
     )
     session_id: str | None = Field(default=None, description="Only memories from this session.")
     tags: list[str] | None = Field(default=None, description="Only memories with at least one of these tags.")
@@ -139,7 +139,8 @@ class HermesRetriever(BaseRetriever):
         if self.gate:
             del args["memory_types"]  # recall decides the tiers
         elif args["memory_types"] is None:
-            args["memory_types"] = [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if who.read_permanent else [])
+            args["memory_types"] = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + (
+                [MemoryType.PERMANENT] if who.read_permanent else [])
         elif not who.read_permanent:  # asked for the permanent tier explicitly: say why it is left out
             tiers = list(args["memory_types"])
             readable = [t for t in tiers if getattr(t, "value", t) != MemoryType.PERMANENT.value]

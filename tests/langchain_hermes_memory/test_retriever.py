@@ -25,7 +25,8 @@ def test_documents_carry_metadata(filled: MemoryProvider) -> None:
     assert {"id", "memory_type", "score", "created_at"} <= set(meta) and meta["memory_type"] == "long_term"
     assert docs[0].id == meta["id"]
     assert all("Other user" not in d.page_content for d in docs)
-    assert all(d.metadata["memory_type"] != "short_term" for d in docs)  # long-term + permanent by default
+    said = HermesRetriever(memory=filled, user_id="u1", k=5).invoke("scratch note of this session")
+    assert said[0].metadata["memory_type"] == "short_term"  # what was said in a session is read by default
 
 
 def test_filters_and_k_per_call(filled: MemoryProvider) -> None:
