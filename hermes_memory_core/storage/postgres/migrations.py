@@ -180,6 +180,47 @@ _M009 = """
 ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT
 """
 
+# PostgreSQL's planner statistics keep samples of column values (most common values, histograms) in pg_statistic,
+# outside the store's tables: a user's words and ids would outlive their erasure there. No column holding user data
+# is sampled (its queries go by index; the planner's defaults serve them).
+_M010 = """
+ALTER TABLE memory_access_log ALTER COLUMN memory_id SET STATISTICS 0;
+ALTER TABLE memory_access_log ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE memory_access_log ALTER COLUMN detail SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN session_id SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN content SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN embedding_id SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN metadata SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN delete_reason SET STATISTICS 0;
+ALTER TABLE memory_entries ALTER COLUMN xlang_terms SET STATISTICS 0;
+ALTER TABLE memory_keyword_docs ALTER COLUMN memory_id SET STATISTICS 0;
+ALTER TABLE memory_keyword_docs ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE memory_keyword_terms ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE memory_keyword_terms ALTER COLUMN term SET STATISTICS 0;
+ALTER TABLE memory_keyword_terms ALTER COLUMN memory_id SET STATISTICS 0;
+ALTER TABLE memory_meta ALTER COLUMN key SET STATISTICS 0;
+ALTER TABLE memory_meta ALTER COLUMN value SET STATISTICS 0;
+ALTER TABLE memory_tags ALTER COLUMN memory_id SET STATISTICS 0;
+ALTER TABLE memory_tags ALTER COLUMN tag SET STATISTICS 0;
+ALTER TABLE memory_versions ALTER COLUMN memory_id SET STATISTICS 0;
+ALTER TABLE memory_versions ALTER COLUMN content SET STATISTICS 0;
+ALTER TABLE memory_versions ALTER COLUMN note SET STATISTICS 0;
+ALTER TABLE promotion_queue ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE promotion_queue ALTER COLUMN session_id SET STATISTICS 0;
+ALTER TABLE promotion_queue ALTER COLUMN content SET STATISTICS 0;
+ALTER TABLE session_messages ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE session_messages ALTER COLUMN session_id SET STATISTICS 0;
+ALTER TABLE session_messages ALTER COLUMN content SET STATISTICS 0;
+ALTER TABLE session_messages ALTER COLUMN data SET STATISTICS 0;
+ALTER TABLE session_summaries ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE session_summaries ALTER COLUMN session_id SET STATISTICS 0;
+ALTER TABLE session_summaries ALTER COLUMN text SET STATISTICS 0;
+ALTER TABLE sessions ALTER COLUMN user_id SET STATISTICS 0;
+ALTER TABLE sessions ALTER COLUMN session_id SET STATISTICS 0
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -191,6 +232,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m007_keyword_upkeep", _M007),
     ("m008_session_archive", _M008),
     ("m009_xlang_terms", _M009),
+    ("m010_no_value_statistics", _M010),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

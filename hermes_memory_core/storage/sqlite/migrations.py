@@ -229,6 +229,14 @@ def m009_xlang_terms(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE memory_entries ADD COLUMN xlang_terms TEXT")
 
 
+def m010_no_value_statistics(conn: sqlite3.Connection) -> None:
+    """No planner statistics that sample column values: the PostgreSQL store stops sampling user data (its
+    statistics live outside the store's tables and would outlive an erasure). SQLite's own statistics are counts
+    (``sqlite_stat1``); value samples (``sqlite_stat4``, only in builds that have it) are dropped if present."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").fetchone():
+        conn.execute("DELETE FROM sqlite_stat4")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -239,6 +247,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m007_keyword_upkeep,
     m008_session_archive,
     m009_xlang_terms,
+    m010_no_value_statistics,
 ]
 
 
