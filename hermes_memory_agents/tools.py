@@ -37,13 +37,12 @@ from typing import Any
 
 from hermes_memory_agents.provenance import own_statement
 from hermes_memory_core import (
-    WITHHELD_NOTE,
     Caller,
     HermesMemoryError,
     MemoryHit,
     MemoryProvider,
     MemoryType,
-    prompt_safe,
+    shown_hit,
 )
 
 __all__ = [
@@ -204,9 +203,8 @@ def _hit(h: MemoryHit) -> dict[str, Any]:
     """A search result as the tools answer it: the core's serialisation, the tier under ``tier``; a memory the
     read-time guard withholds shows :data:`WITHHELD_NOTE` as its content and ``"withheld": true`` (its id stays, so
     it can be forgotten)."""
-    fields = h.to_dict(("id", "content", "memory_type", "score", "created_at", "updated_at", "tags"), score_digits=4)
-    out = {("tier" if k == "memory_type" else k): v for k, v in fields.items()}
-    return out if prompt_safe(h) else {**out, "content": WITHHELD_NOTE, "withheld": True}
+    fields = shown_hit(h, ("id", "content", "memory_type", "score", "created_at", "updated_at", "tags"))
+    return {("tier" if k == "memory_type" else k): v for k, v in fields.items()}
 
 
 def _check(name: str, args: Any) -> dict[str, Any]:

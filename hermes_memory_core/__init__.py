@@ -43,6 +43,7 @@ from hermes_memory_core.rendering import (
     prompt_safe_hits,
     prompt_safe_summary,
     render_memory_block,
+    shown_hit,
 )
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
@@ -130,4 +131,5 @@ __all__ = [
     "prompt_safe_summary",
     "render_memory_block",
     "should_recall",
+    "shown_hit",
 ]

@@ -403,7 +403,7 @@ class MemoryEngine(EngineOperations):
         batch = self.config.embedding_batch_size
         for start in range(0, len(records), batch):
             chunk = records[start : start + batch]
-            vectors = self.embed_documents([embedding_text(r.content, r.role) for r in chunk])
+            vectors = self.embed_records(chunk)
             try:
                 self._store(chunk, vectors, dialogue)
             except ConsistencyError as exc:

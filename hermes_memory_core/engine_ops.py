@@ -106,6 +106,11 @@ class EngineOperations:
         :meth:`MetadataStore.records_as_of`)."""
         return self.metadata.records_as_of(user_id, as_of, flt)
 
+    def embed_records(self, records: Sequence[MemoryRecord]) -> np.ndarray:
+        """The memories' vectors, one row each, made from their :func:`~hermes_memory_core.text.perspective.
+        embedding_text` (a user's conversation line as said about the user)."""
+        return self.embed_documents([embedding_text(r.content, r.role) for r in records])
+
     def past_version_vectors(self, records: Sequence[MemoryRecord]) -> np.ndarray:
         """Embeddings of past versions, one row per record: from the engine's cache, the others embedded in one
         batch and cached."""
@@ -113,7 +118,7 @@ class EngineOperations:
         found = {k: vec for k in keys if (vec := self.past_vectors.get(k)) is not None}
         todo = [r for r, k in zip(records, keys, strict=True) if k not in found]
         if todo:
-            for rec, vec in zip(todo, self.embed_documents([embedding_text(r.content, r.role) for r in todo]), strict=True):
+            for rec, vec in zip(todo, self.embed_records(todo), strict=True):
                 found[(rec.user_id, rec.id, rec.version)] = vec = np.asarray(vec, dtype=np.float32)
                 self.past_vectors.put((rec.user_id, rec.id, rec.version), vec)
         if not keys:
@@ -265,7 +270,7 @@ class EngineOperations:
             for start in range(0, len(missing), batch_size):
                 chunk = missing[start : start + batch_size]
                 recs = [r for r in (self.metadata.get(mid) for mid in chunk) if r is not None]
-                vecs = self.embed_documents([embedding_text(r.content, r.role) for r in recs])
+                vecs = self.embed_records(recs)
                 self.vectors.upsert([VectorPoint(r.id, vec, payload(r, self.codec))
                                      for r, vec in zip(recs, vecs, strict=True)])
                 report.metadata_orphans_reindexed += len(recs)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from hermes_memory_core.trust.injection import check_memory_write, conversation_line_allowed, sanitize_summary
 from hermes_memory_core.types import MemoryHit, MemoryType
@@ -40,6 +41,7 @@ __all__ = [
     "prompt_safe_summary",
     "quote",
     "render_memory_block",
+    "shown_hit",
 ]
 
 #: The memory block in a prompt starts and ends with these lines.
@@ -72,6 +74,14 @@ def prompt_safe(hit: MemoryHit) -> bool:
 def prompt_safe_hits(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     """The hits that may reach a prompt (:func:`prompt_safe`), in their order."""
     return [h for h in hits if prompt_safe(h)]
+
+
+def shown_hit(hit: MemoryHit, fields: Sequence[str], score_digits: int | None = 4) -> dict[str, Any]:
+    """A search result as a tool shows it: ``hit.to_dict(fields, score_digits=...)``; a memory the read-time guard
+    withholds (:func:`prompt_safe`) keeps its id (it can still be forgotten) but shows :data:`WITHHELD_NOTE` as its
+    content and ``"withheld": true``."""
+    out = hit.to_dict(fields, score_digits=score_digits)
+    return out if prompt_safe(hit) else {**out, "content": WITHHELD_NOTE, "withheld": True}
 
 
 def prompt_safe_summary(summary: str) -> str:

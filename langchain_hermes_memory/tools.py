@@ -18,7 +18,6 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
 from hermes_memory_core import (
-    WITHHELD_NOTE,
     Caller,
     HermesMemoryError,
     InvalidInputError,
@@ -28,7 +27,7 @@ from hermes_memory_core import (
     NotFoundError,
     RememberAction,
     check_memory_write,
-    prompt_safe,
+    shown_hit,
 )
 from langchain_hermes_memory.identity import user_id_of
 from langchain_hermes_memory.llm import LangChainLLM
@@ -66,18 +65,11 @@ class SearchMemoryInput(BaseModel):
     limit: int = Field(default=5, ge=1, le=50, description="How many memories to return.")
 
 
-def _shown(fields: dict[str, Any], safe: bool) -> dict[str, Any]:
-    """A hit's fields as a tool shows them: a memory the read-time guard withholds keeps its id (it can still be
-    forgotten) but shows :data:`WITHHELD_NOTE` as its content and ``"withheld": true``."""
-    return fields if safe else {**fields, "content": WITHHELD_NOTE, "withheld": True}
-
-
 def _hits_json(hits: list[MemoryHit]) -> str:
     """The results as JSON; a memory the core's read-time guard withholds (``prompt_safe``) shows
     ``WITHHELD_NOTE`` as its content and ``"withheld": true`` (its id stays, so it can be deleted)."""
     return json.dumps(
-        [_shown(h.to_dict(("id", "content", "memory_type", "score", "updated_at"), score_digits=4), prompt_safe(h))
-         for h in hits],
+        [shown_hit(h, ("id", "content", "memory_type", "score", "updated_at")) for h in hits],
         ensure_ascii=False,
     )
 
