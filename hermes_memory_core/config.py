@@ -251,6 +251,11 @@ class MemoryConfig(_Strict):
     session_idle_seconds: int = Field(
         86_400, ge=60, description="A session with no message for this long counts as closed (forget() expires it)."
     )
+    recall_settle_seconds: float = Field(
+        2.0, ge=0, le=60, description="search() and recall() first wait, at most this long, for the user's turns "
+        "still being kept in the background (a turn just answered, a session just ended), so that a question asked "
+        "right after finds them.",
+    )
     conversation_memories: bool = Field(
         True,
         description="Keep what was said in sessions as conversation memories (one per user or assistant message, "

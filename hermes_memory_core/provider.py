@@ -428,7 +428,9 @@ class MemoryProvider(StoreAdministration):
         caller: Caller | None = None,
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
-        """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked.
+        """Hybrid search over one user's memories: BM25 keyword leg + vector leg, fused and ranked. It first waits,
+        at most ``config.recall_settle_seconds``, for this user's turns still being kept in the background (a turn
+        just answered, a session just ended), so a question asked right after finds them.
 
         Args:
             query: The question or text to match.
@@ -456,6 +458,7 @@ class MemoryProvider(StoreAdministration):
         Raises:
             PermissionDeniedError: Only permanent memories were asked for, without the permission.
         """
+        self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
                                    min_score=min_score, as_of=as_of, who=self._who(caller), llm=llm or self.llm)
@@ -479,7 +482,9 @@ class MemoryProvider(StoreAdministration):
         permanent facts when the question is about identity, configuration or compliance (and the caller may
         read them: by default the user themselves, see :meth:`caller_for`); never a memory the read-time guard
         withholds from prompts (:func:`~hermes_memory_core.rendering.prompt_safe`; ``search`` still finds it).
-        Filters and ``llm`` as in :meth:`search`."""
+        Like ``search`` it first waits, at most ``config.recall_settle_seconds``, for this user's turns still being
+        kept in the background. Filters and ``llm`` as in :meth:`search`."""
+        self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
                                    who=self.caller_for(user_id, caller), llm=llm or self.llm)

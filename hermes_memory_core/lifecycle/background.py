@@ -81,6 +81,14 @@ class BackgroundLifecycle:
         :mod:`~hermes_memory_core.lifecycle.xlang`; coalesced with a pending sweep)."""
         self.worker.submit(("xlang",))
 
+    def settle(self, user_id: str, timeout: float) -> bool:
+        """Wait, at most ``timeout`` seconds, until no job that keeps what ``user_id`` said is pending or running
+        (archives, session ends, compactions and the promotions they trigger): a recall right after a turn or a
+        new session then finds the turns just answered. True when none was left."""
+        said = {"compact", "archive", "end", "left"}
+        return self.worker.settle(lambda job: isinstance(job, tuple) and len(job) > 1 and job[0] in said
+                                  and job[1] == user_id, timeout)
+
     def drain(self) -> None:
         """Block until every submitted job has run."""
         self.worker.drain()

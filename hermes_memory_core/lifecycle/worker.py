@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Hashable
 
 __all__ = ["BackgroundWorker"]
@@ -24,7 +25,9 @@ class BackgroundWorker:
         self._run = run
         self._queue: queue.Queue[Hashable | None] = queue.Queue()
         self._pending: set[Hashable] = set()
+        self._running: Hashable | None = None
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified whenever a job finishes
         self._thread: threading.Thread | None = None
         self._closed = False
         self.errors = 0
@@ -47,12 +50,34 @@ class BackgroundWorker:
                     return
                 with self._lock:
                     self._pending.discard(job)
+                    self._running = job
                 self._run(job)
             except Exception:
                 self.errors += 1
                 logger.exception("hermes_memory: background job %r failed", job)
             finally:
+                with self._lock:
+                    self._running = None
+                    self._idle.notify_all()
                 self._queue.task_done()
+
+    def settle(self, matches: Callable[[Hashable], bool], timeout: float) -> bool:
+        """Wait until no pending or running job ``matches``, at most ``timeout`` seconds; True when none is left.
+
+        Called from the worker thread itself it returns at once (a job never waits for itself)."""
+        if threading.current_thread() is self._thread:
+            return False
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while any(matches(job) for job in self._busy()):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+            return True
+
+    def _busy(self) -> list[Hashable]:
+        return [*self._pending, *([] if self._running is None else [self._running])]
 
     def drain(self) -> None:
         """Block until every submitted job has run."""
