@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -52,13 +53,14 @@ from hermes_memory_core.retrieval.translation import (
 )
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
-from hermes_memory_core.text.perspective import to_third_person
+from hermes_memory_core.text.perspective import has_first_person, to_third_person
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
-__all__ = ["SearchFilter", "Searcher", "build_filter", "close_to_best", "on_topic_first", "readable_types"]
+__all__ = ["SearchFilter", "Searcher", "about_user_alone", "build_filter", "close_to_best", "on_topic_first", "readable_types",
+           "speaker_first"]
 
 #: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
 _TRANSLATION_VECTORS = 256
@@ -110,15 +112,44 @@ def on_topic_first(hits: list[MemoryHit], topics: frozenset[str]) -> list[Memory
     return [h for h in hits if _on_topic(h, topics)] + [h for h in hits if not _on_topic(h, topics)]
 
 
-def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset()) -> list[MemoryHit]:
+#: A question that speaks to the assistant or of both speakers ("what did you suggest", "what did we decide").
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|we|us|our)\b|你|您|我们|咱们", re.IGNORECASE)
+
+
+def about_user_alone(query: str) -> bool:
+    """Whether a question asks about the user alone ("What instrument do I play?"), not about what the assistant said
+    or what both said ("what did you suggest?", "what did we decide?")."""
+    return has_first_person(query) and not _ADDRESSED.search(query)
+
+
+def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """For a question about the user alone, each line the user said moves up to just before the assistant's reply in
+    the same turn when the reply ranked higher: the reply ("That's a fun instrument.") is found by the question's
+    words, but what the user said is the answer. Other hits keep their order."""
+    out = list(hits)
+    for hit in hits:
+        if hit.role != "assistant":
+            continue
+        turn, session = hit.metadata.get("turn"), hit.session_id
+        said = next((i for i, h in enumerate(out) if h.role == "user" and h.session_id == session
+                     and h.metadata.get("turn") == turn), None)
+        at = out.index(hit)
+        if said is not None and said > at:
+            out.insert(at, out.pop(said))
+    return out
+
+
+def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),
+                  about_user: bool = False) -> list[MemoryHit]:
     """The hits without the profile and fact memories scoring below ``ratio`` of the best score (none dropped for
     ``ratio`` 0): a question about the user gets the fact that answers it and what competes with it, not the user's
     other facts. Keyed facts on the question's ``topics`` always stay; lines of a conversation (conversation
     memories, dialogue imports) are kept up to ``top_k``: what was said is found among many similar lines, and the
-    evidence is often not the first of them."""
+    evidence is often not the first of them. For a question ``about_user`` alone the assistant's replies do not set
+    the bar (a reply that shares the question's words would push out the profile memory that answers it)."""
     if not hits or ratio <= 0:
         return hits
-    bar = max(h.score for h in hits) * ratio
+    bar = max((h.score for h in hits if not (about_user and h.role == "assistant")), default=0.0) * ratio
     return [h for h in hits if h.score >= bar or h.dialogue or h.is_conversation or _on_topic(h, topics)]
 
 
@@ -426,7 +457,8 @@ class Searcher:
             more = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
             hits = prompt_safe_hits(self._execute(more, who, llm))
         topics = question_topics(query)
-        ordered = on_topic_first(hits, topics)
+        about_user = about_user_alone(query)
+        ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)
         if floor is not None and not answered and max((h.confidence for h in hits if h.confidence is not None),
                                                       default=float("-inf")) < floor:
@@ -434,4 +466,4 @@ class Searcher:
             if not unvectored:
                 return []
             ordered = unvectored
-        return close_to_best(ordered, self.engine.config.recall_relative_score, topics)[:k]
+        return close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)[:k]

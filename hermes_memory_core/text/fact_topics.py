@@ -75,8 +75,8 @@ TOPICS: tuple[FactTopic, ...] = (
         "family",
         re.compile(r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
                    r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
-        re.compile(r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?)\b"
-                   r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲"),
+        re.compile(r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|"
+                   r"family|relatives?)\b|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
     ),
     FactTopic(
         "diet",

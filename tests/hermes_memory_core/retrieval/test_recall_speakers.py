@@ -1,0 +1,58 @@
+"""Recall for a question about the user alone: what the user said ranks before the assistant's reply to it, and the
+reply does not push the user's profile out (both metadata backends, the real model, a week later)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_memory_core import MemoryProvider
+from hermes_memory_core.retrieval.search import about_user_alone
+from tests.fakes import Clock
+
+WEEK = 7 * 86_400
+TALK = [("I play the cello on weekends.", "That's a fun instrument."),
+        ("My daughter Mia just started school.", "Congratulations to her!"),
+        ("I'm vegetarian, by the way.", "Good to know.")]
+
+pytestmark = pytest.mark.real_model
+
+
+def _talk(mem: MemoryProvider, clock: Clock) -> None:
+    s = mem.session("ann", "monday")
+    for said, reply in TALK:
+        clock.now += 60
+        s.add_messages([{"role": "user", "content": said}, {"role": "assistant", "content": reply}])
+    s.close()
+    mem.flush()
+    clock.now += WEEK
+
+
+def test_the_users_line_ranks_before_the_reply_that_shares_the_questions_word(
+    clocked_real_store: tuple[MemoryProvider, Clock],
+) -> None:
+    mem, clock = clocked_real_store
+    _talk(mem, clock)
+    searched = [h.content for h in mem.search("What instrument do I play?", user_id="ann", top_k=5)]
+    assert searched[0] == "That's a fun instrument."  # search ranks by the words: the reply has "instrument"
+    recalled = [h.content for h in mem.recall("What instrument do I play?", user_id="ann")]
+    assert recalled[:2] == ["I play the cello on weekends.", "That's a fun instrument."]
+    assert "The user plays the cello on weekends." in recalled  # the profile is not pushed out by the reply
+
+
+def test_a_question_about_the_family_brings_the_users_family_fact(
+    clocked_real_store: tuple[MemoryProvider, Clock],
+) -> None:
+    mem, clock = clocked_real_store
+    _talk(mem, clock)
+    recalled = [h.content for h in mem.recall("Tell me about my family.", user_id="ann")]
+    assert recalled and "daughter Mia" in recalled[0]
+    recalled = [h.content for h in mem.recall("我的家人怎么样？", user_id="ann")]
+    assert recalled and "Mia" in recalled[0]
+
+
+@pytest.mark.parametrize(("question", "alone"), [
+    ("What instrument do I play?", True), ("我喜欢什么乐器？", True), ("What did you suggest for my cache?", False),
+    ("What did we decide about the trip?", False), ("你上次给我推荐了什么？", False), ("What does Ann play?", False),
+])
+def test_which_questions_are_about_the_user_alone(question: str, alone: bool) -> None:
+    assert about_user_alone(question) is alone
