@@ -56,7 +56,13 @@ from hermes_memory_core.errors import (
 )
 from hermes_memory_core.storage.read_only import read_only_error, sparse_copy
 from hermes_memory_core.storage.small_vectors import SMALL_STORE_MAX_POINTS, SmallVectorStore
-from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint, checked_vector
+from hermes_memory_core.storage.vectors import (
+    PAYLOAD_INDEXES,
+    VectorFilter,
+    VectorPoint,
+    checked_vector,
+    scrolled_points,
+)
 
 __all__ = ["MIN_FREE_BYTES", "EdgeVectorStore", "free_bytes"]
 
@@ -449,22 +455,13 @@ class EdgeVectorStore:
         if self._small is not None:
             yield from self._small.iter_points(batch_size, with_vectors)
             return
-        offset: Any = None
-        while True:
+
+        def read_page(offset: Any) -> tuple[Sequence[Any], Any]:
             req = qe.ScrollRequest(offset=offset, limit=batch_size, with_payload=True, with_vector=with_vectors)
             with self._lock:
-                records, offset = self._need().scroll(req)
-            if records:
-                yield [
-                    VectorPoint(
-                        id=str(r.id),
-                        vector=np.asarray(r.vector if with_vectors else [], dtype=np.float32),
-                        payload=dict(r.payload or {}),
-                    )
-                    for r in records
-                ]
-            if offset is None:
-                return
+                return self._need().scroll(req)  # type: ignore[no-any-return]
+
+        yield from scrolled_points(read_page, with_vectors)
 
     def count(self) -> int:
         with self._lock:  # not during a compact_deleted swap
