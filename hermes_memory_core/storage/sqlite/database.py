@@ -24,7 +24,6 @@ import logging
 import os
 import shutil
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from hermes_memory_core.errors import ConsistencyError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.private_files import tighten
+from hermes_memory_core.storage.read_only import PrivateCopy
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import schema_problems
 
@@ -91,7 +91,7 @@ class SQLiteDatabase:
         self.read_only = read_only
         self._alone = alone
         self._uri: str | None = None  # the read-only URI every connection opens
-        self._copy: Path | None = None  # private copy of a WAL database read from read-only media
+        self._copy = PrivateCopy()  # a WAL database read from read-only media is read from a private copy
         self._write_lock = threading.RLock()
         self._writer: sqlite3.Connection | None = None
         self._local = threading.local()
@@ -132,8 +132,7 @@ class SQLiteDatabase:
         elif (shm.exists() and not writable) or (writable and not self._alone):
             pass  # read through the log and its index (media that cannot change, or writers sharing the file)
         else:  # a log alone on read-only media, or one whose index a reader would rewrite: read a private copy
-            self._copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
-            path = self._copy / self.path.name
+            path = self._copy.make() / self.path.name
             shutil.copyfile(self.path, path)
             shutil.copyfile(wal, path.with_name(path.name + "-wal"))
         return f"file:{path.resolve().as_posix()}?mode=ro{extra}"
@@ -216,9 +215,7 @@ class SQLiteDatabase:
                 with contextlib.suppress(sqlite3.Error):
                     conn.close()
             self._readers.clear()
-        if self._copy is not None:
-            shutil.rmtree(self._copy, ignore_errors=True)
-            self._copy = None
+        self._copy.discard()
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[sqlite3.Connection]:
