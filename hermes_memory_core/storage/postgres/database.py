@@ -83,11 +83,11 @@ class _Connection:
 class _PooledReader:
     """Runs each read on a connection borrowed from the pool (committed data only, never waits for a writer)."""
 
-    def __init__(self, store: PostgresDatabase) -> None:
-        self._store = store
+    def __init__(self, db: PostgresDatabase) -> None:
+        self._db = db
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Rows:
-        with self._store.connection() as raw:
+        with self._db.connection() as raw:
             cur = raw.execute(translate(sql), list(params))
             return _Rows(cur.fetchall() if cur.description is not None else [])
 
