@@ -3,31 +3,10 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
+from hermes_memory_core import errors
 from hermes_memory_core.cli.options import cli_config, cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig
-from hermes_memory_core.errors import (
-    BackendUnavailableError,
-    BundleError,
-    ConfigError,
-    ConsistencyError,
-    ContentTooLongError,
-    DimensionMismatchError,
-    EmbeddingError,
-    EmptyContentError,
-    EncryptionKeyError,
-    HermesMemoryError,
-    InjectionRejectedError,
-    InvalidIdError,
-    InvalidInputError,
-    NotFoundError,
-    PermissionDeniedError,
-    ReadOnlyStoreError,
-    StorageFullError,
-    StoreBusyError,
-    StoreClosedError,
-    StoreLockedError,
-    UnknownMemoryTypeError,
-)
+from hermes_memory_core.errors import *  # noqa: F403 - every error class is public (errors.__all__)
 from hermes_memory_core.lifecycle.erasure import ErasureReport
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
 from hermes_memory_core.lifecycle.promotion import RememberResult
@@ -66,6 +45,7 @@ from hermes_memory_core.types import (
 )
 from hermes_memory_core.version import __version__
 
+#: The public names: these, and every error class (:data:`hermes_memory_core.errors.__all__`).
 __all__ = [
     "CONVERSATION_KIND",
     "LLM",
@@ -73,24 +53,11 @@ __all__ = [
     "MEMORY_BLOCK_START",
     "WITHHELD_NOTE",
     "AccessAction",
-    "BackendUnavailableError",
-    "BundleError",
     "CallableLLM",
     "Caller",
-    "ConfigError",
-    "ConsistencyError",
-    "ContentTooLongError",
-    "DimensionMismatchError",
-    "EmbeddingError",
-    "EmptyContentError",
-    "EncryptionKeyError",
     "ErasureReport",
     "ExtractiveSummarizer",
     "ForgetReport",
-    "HermesMemoryError",
-    "InjectionRejectedError",
-    "InvalidIdError",
-    "InvalidInputError",
     "LLMSummarizer",
     "MemoryConfig",
     "MemoryHit",
@@ -100,10 +67,7 @@ __all__ = [
     "MemoryType",
     "MemoryVersion",
     "Message",
-    "NotFoundError",
-    "PermissionDeniedError",
     "RankingConfig",
-    "ReadOnlyStoreError",
     "ReconcileReport",
     "RedactionResult",
     "Redactor",
@@ -111,13 +75,8 @@ __all__ = [
     "RememberResult",
     "SessionMemory",
     "SessionView",
-    "StorageFullError",
-    "StoreBusyError",
-    "StoreClosedError",
-    "StoreLockedError",
     "StoreStats",
     "Summarizer",
-    "UnknownMemoryTypeError",
     "WriteVerdict",
     "__version__",
     "check_memory_write",
@@ -132,4 +91,5 @@ __all__ = [
     "render_memory_block",
     "should_recall",
     "shown_hit",
+    *errors.__all__,
 ]

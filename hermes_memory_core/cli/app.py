@@ -31,7 +31,14 @@ from hermes_memory_core.cli.admin import (
 from hermes_memory_core.cli.common import OutputError
 from hermes_memory_core.cli.demo import cmd_demo
 from hermes_memory_core.cli.doctor import cmd_config, cmd_doctor
-from hermes_memory_core.cli.options import cli_parent
+from hermes_memory_core.cli.options import (
+    TIERS,
+    add_command,
+    add_content,
+    add_memory_fields,
+    add_owner_check,
+    cli_parent,
+)
 from hermes_memory_core.cli.personal import add_personal_commands
 
 __all__ = ["HelpfulParser", "build_parser", "main", "set_log_level"]
@@ -99,41 +106,35 @@ def _version_line() -> str:
     return f"hermes-memory {__version__} (Python distribution {DISTRIBUTION})"
 
 
-_TIERS = ["short_term", "long_term", "permanent"]
-
 
 def _add_record_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """``list``, ``update`` and ``delete``: one user's memories, one memory's new version, a soft delete."""
-    p = sub.add_parser("list", parents=[common], help="one user's memories, oldest first",
-                       description="List one user's active memories, oldest first, with optional filters (no "
-                       "ranking; use search to rank by a question).")
+    p = add_command(sub, common, "list", cmd_list, "one user's memories, oldest first",
+                    "List one user's active memories, oldest first, with optional filters (no "
+                    "ranking; use search to rank by a question).")
     p.add_argument("--user", required=True, help="user id")
-    p.add_argument("--type", action="append", choices=_TIERS, help="tier filter (repeatable)")
+    p.add_argument("--type", action="append", choices=TIERS, help="tier filter (repeatable)")
     p.add_argument("--session", default=None, help="only this session's memories")
     p.add_argument("--tag", action="append", help="only memories with this tag (repeatable: any of them)")
     p.add_argument("--limit", type=int, default=100, help="at most this many (default 100; it says when there are more)")
     p.add_argument("--offset", type=int, default=0, help="skip this many first")
-    p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("update", parents=[common], help="a new version of a memory",
-                       description="Store a new version of a memory (earlier versions stay in history); prints "
-                       "the version number. Content: an argument, - for standard input, or --file PATH.")
+    p = add_command(sub, common, "update", cmd_update, "a new version of a memory",
+                    "Store a new version of a memory (earlier versions stay in history); prints "
+                    "the version number. Content: an argument, - for standard input, or --file PATH.")
     p.add_argument("id", help="memory id")
-    p.add_argument("content", nargs="?", default=None, help="the memory's new text, or - for standard input")
-    p.add_argument("--file", default=None, metavar="PATH", help="read the new text from this UTF-8 file")
+    add_content(p, "the memory's new text, or - for standard input", "read the new text from this UTF-8 file")
     p.add_argument("--note", default="", help="why it changed (kept with the version)")
-    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
-    p.set_defaults(func=cmd_update)
+    add_owner_check(p)
 
-    p = sub.add_parser("delete", parents=[common], help="delete a memory (--hard: erase it for good)",
-                       description="Soft-delete a memory: it is never returned again and leaves the indexes; its "
-                       "history stays. With --hard: erase it, every version and index entry, from every file of "
-                       "the store.")
+    p = add_command(sub, common, "delete", cmd_delete, "delete a memory (--hard: erase it for good)",
+                    "Soft-delete a memory: it is never returned again and leaves the indexes; its "
+                    "history stays. With --hard: erase it, every version and index entry, from every file of "
+                    "the store.")
     p.add_argument("id", help="memory id")
     p.add_argument("--hard", action="store_true", help="erase it for good (cannot be undone)")
     p.add_argument("--reason", default="", help="why (kept in its history)")
-    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
-    p.set_defaults(func=cmd_delete)
+    add_owner_check(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,100 +144,82 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version_line())
     sub: Any = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("demo", parents=[common], help="run the bilingual end-to-end demo (the main job)",
-                       description="Store a short bilingual conversation in all three tiers, recall it in both "
-                       "languages (checking every answer), version, export and restore it, and print what happens. "
-                       "It runs in a temporary folder unless --data-dir names a new or empty one; it never touches "
-                       "an existing store. Exit status 1 if an answer was wrong.")
-    p.set_defaults(func=cmd_demo)
+    p = add_command(sub, common, "demo", cmd_demo, "run the bilingual end-to-end demo (the main job)",
+                    "Store a short bilingual conversation in all three tiers, recall it in both "
+                    "languages (checking every answer), version, export and restore it, and print what happens. "
+                    "It runs in a temporary folder unless --data-dir names a new or empty one; it never touches "
+                    "an existing store. Exit status 1 if an answer was wrong.")
 
-    p = sub.add_parser("add", parents=[common], help="store one memory as given",
-                       description="Store one memory as given (no classification: remember does that); prints its "
-                       "id. Content: an argument, - for standard input, or --file PATH.")
-    p.add_argument("content", nargs="?", default=None, help="text to store, or - to read it from standard input")
-    p.add_argument("--file", default=None, metavar="PATH", help="read the text from this UTF-8 file")
-    p.add_argument("--user", required=True, help="owner user id")
-    p.add_argument("--session", default=None, help="session id")
-    p.add_argument("--type", default="long_term", choices=["short_term", "long_term", "permanent"], help="tier")
-    p.add_argument("--importance", type=float, default=None, help="0..1")
-    p.add_argument("--tag", action="append", help="a tag (repeatable)")
-    p.set_defaults(func=cmd_add)
+    p = add_command(sub, common, "add", cmd_add, "store one memory as given",
+                    "Store one memory as given (no classification: remember does that); prints its "
+                    "id. Content: an argument, - for standard input, or --file PATH.")
+    add_content(p, "text to store, or - to read it from standard input", "read the text from this UTF-8 file")
+    add_memory_fields(p, "owner user id", "long_term", "tier")
 
-    p = sub.add_parser("search", parents=[common], help="hybrid search of one user's memories",
-                       description="Hybrid (BM25 + vector) search of one user's memories.")
+    p = add_command(sub, common, "search", cmd_search, "hybrid search of one user's memories",
+                    "Hybrid (BM25 + vector) search of one user's memories.")
     p.add_argument("query", help="question or text")
     p.add_argument("--user", required=True, help="user id")
     p.add_argument("--top-k", type=int, default=5, help="number of hits (default 5)")
-    p.add_argument("--type", action="append", choices=["short_term", "long_term", "permanent"], help="tier filter")
+    p.add_argument("--type", action="append", choices=TIERS, help="tier filter")
     p.add_argument("--as-of", type=int, default=None, metavar="UNIX_TIME",
                    help="answer as the store stood then (the versions current at that time)")
-    p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("history", parents=[common], help="every version of a memory",
-                       description="Print every version of a memory, oldest first.")
+    p = add_command(sub, common, "history", cmd_history, "every version of a memory",
+                    "Print every version of a memory, oldest first.")
     p.add_argument("id", help="memory id")
-    p.set_defaults(func=cmd_history)
 
     _add_record_commands(sub, common)
     add_personal_commands(sub, common)
 
-    p = sub.add_parser("doctor", parents=[common], help="check a store and say what to do",
-                       description="Check the configuration, the store folder, who may read it and its key, that "
-                       "the store opens with its key, SQLite's integrity, sizes and the background work's warnings; "
-                       "each problem comes with what to do. Read-only. Exit status 1 if a check failed.")
-    p.set_defaults(func=cmd_doctor)
+    p = add_command(sub, common, "doctor", cmd_doctor, "check a store and say what to do",
+                    "Check the configuration, the store folder, who may read it and its key, that "
+                    "the store opens with its key, SQLite's integrity, sizes and the background work's warnings; "
+                    "each problem comes with what to do. Read-only. Exit status 1 if a check failed.")
 
-    p = sub.add_parser("config", parents=[common], help="the configuration a command would use",
-                       description="Print the configuration a command would use — code defaults, --config, "
-                       "HERMES_MEMORY_* variables and the options given, merged — each field with its meaning. "
-                       "Secrets are masked. Opens no store.")
-    p.set_defaults(func=cmd_config)
+    p = add_command(sub, common, "config", cmd_config, "the configuration a command would use",
+                    "Print the configuration a command would use — code defaults, --config, "
+                    "HERMES_MEMORY_* variables and the options given, merged — each field with its meaning. "
+                    "Secrets are masked. Opens no store.")
 
-    p = sub.add_parser("export", parents=[common], help="write a portable bundle",
-                       description="Export the whole store, or one user's memories (--user), to a self-contained "
-                       "bundle folder.")
+    p = add_command(sub, common, "export", cmd_export, "write a portable bundle",
+                    "Export the whole store, or one user's memories (--user), to a self-contained "
+                    "bundle folder.")
     p.add_argument("target", help="new folder for the bundle")
     p.add_argument("--user", default=None, help="only this user's memories (no byte of any other user)")
-    p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("restore", parents=[common], help="rebuild a store from a bundle",
-                       description="Verify a bundle and restore it into --data-dir.")
+    p = add_command(sub, common, "restore", cmd_restore, "rebuild a store from a bundle",
+                    "Verify a bundle and restore it into --data-dir.")
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty target store")
     p.add_argument("--trusted", action="store_true",
                    help="skip the injection guard on the bundle's memories (a vetted backup of your own store)")
-    p.set_defaults(func=cmd_restore)
 
-    p = sub.add_parser("reconcile", parents=[common], help="repair orphans between the stores",
-                       description="Find and repair orphans between metadata and vectors; print counts.")
-    p.set_defaults(func=cmd_reconcile)
+    p = add_command(sub, common, "reconcile", cmd_reconcile, "repair orphans between the stores",
+                    "Find and repair orphans between metadata and vectors; print counts.")
 
-    p = sub.add_parser("forget", parents=[common], help="expire closed sessions and stale, unimportant memories",
-                       description="Expire short-term memories of closed sessions; downgrade or expire stale "
-                       "low-importance long-term memories. Never touches permanent or important ones.")
+    p = add_command(sub, common, "forget", cmd_forget, "expire closed sessions and stale, unimportant memories",
+                    "Expire short-term memories of closed sessions; downgrade or expire stale "
+                    "low-importance long-term memories. Never touches permanent or important ones.")
     p.add_argument("--dry-run", action="store_true", help="only report what would be done")
-    p.set_defaults(func=cmd_forget)
 
-    p = sub.add_parser("rotate-key", parents=[common], help="re-encrypt sealed memories under a new key",
-                       description="Generate a new encryption key and re-encrypt every sealed memory with it in one "
-                       "transaction. The new key is written to a file and read back before the commit, never "
-                       "printed: the key file is replaced after the commit; with the key in the config or "
-                       "environment, --key-out names the new file the key goes to.")
+    p = add_command(sub, common, "rotate-key", cmd_rotate_key, "re-encrypt sealed memories under a new key",
+                    "Generate a new encryption key and re-encrypt every sealed memory with it in one "
+                    "transaction. The new key is written to a file and read back before the commit, never "
+                    "printed: the key file is replaced after the commit; with the key in the config or "
+                    "environment, --key-out names the new file the key goes to.")
     p.add_argument("--key-out", default=None, help="new file for the new key (required when the key comes from the "
                    "config or HERMES_MEMORY_ENCRYPTION_KEY; created with mode 0600)")
-    p.set_defaults(func=cmd_rotate_key)
 
-    p = sub.add_parser("purge-user", parents=[common], help="erase everything of one user, for good",
-                       description="Erase every memory (all tiers and versions), session buffer, summary, queue entry, "
-                       "access-log row, keyword entry and vector point of one user, and rewrite the store's files so "
-                       "none keeps a byte of them. Other users are untouched. Needs --yes.")
+    p = add_command(sub, common, "purge-user", cmd_purge_user, "erase everything of one user, for good",
+                    "Erase every memory (all tiers and versions), session buffer, summary, queue entry, "
+                    "access-log row, keyword entry and vector point of one user, and rewrite the store's files so "
+                    "none keeps a byte of them. Other users are untouched. Needs --yes.")
     p.add_argument("--user", required=True, help="the user id to erase")
     p.add_argument("--yes", action="store_true", help="confirm: nothing of the user can be recovered afterwards")
-    p.set_defaults(func=cmd_purge_user)
 
-    p = sub.add_parser("stats", parents=[common], help="counts per tier and user, bytes on disk",
-                       description="Print counts per tier and user, versions and bytes on disk.")
-    p.set_defaults(func=cmd_stats)
+    p = add_command(sub, common, "stats", cmd_stats, "counts per tier and user, bytes on disk",
+                    "Print counts per tier and user, versions and bytes on disk.")
 
     # Commands of other packages: each entry point of the group ``hermes_memory.cli`` is a function
     # ``register(subparsers, common_parent_parser)``; the core imports none of them itself.

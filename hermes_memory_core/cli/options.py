@@ -1,5 +1,7 @@
 """The options the ``hermes-memory`` commands share: one table for the core's commands and for those of other
-packages (``mcp``, ``hermes-agent``), so a help text offers an option only where the command uses it.
+packages (``mcp``, ``hermes-agent``), so a help text offers an option only where the command uses it; and the
+arguments several core commands take (a memory's text, the fields of a new memory, the owner check), each written
+once.
 
 Each row says the flag, its help text, how argparse reads it and which :class:`~hermes_memory_core.MemoryConfig`
 field it sets. :func:`cli_parent` builds an argparse parent parser with the options a command takes;
@@ -14,7 +16,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LOG_LEVELS", "OPTIONS", "STORE_OPTIONS", "Option", "cli_config", "cli_parent", "options_table"]
+__all__ = ["LOG_LEVELS", "OPTIONS", "STORE_OPTIONS", "TIERS", "Option", "add_command", "add_content",
+           "add_memory_fields", "add_owner_check", "cli_config", "cli_parent", "options_table"]
 
 #: ``--log-level`` values, quietest last.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -101,3 +104,37 @@ def options_table(parser: argparse.ArgumentParser) -> str:
         meaning = option.help.replace("|", "/").replace("<", "&lt;").replace(">", "&gt;")
         lines.append(f"| `{option.flag}` | {meaning} | {who} |")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- arguments several core commands take
+#: ``--type`` values: the tiers.
+TIERS = ("short_term", "long_term", "permanent")
+
+
+def add_command(sub: Any, common: argparse.ArgumentParser, name: str, func: Any, help: str,
+                description: str) -> argparse.ArgumentParser:
+    """A sub-command that takes the shared options (``common``) and runs ``func(args)``."""
+    p: argparse.ArgumentParser = sub.add_parser(name, parents=[common], help=help, description=description)
+    p.set_defaults(func=func)
+    return p
+
+
+def add_content(p: argparse.ArgumentParser, text_help: str, file_help: str) -> None:
+    """The text a command stores: an argument, ``-`` for standard input, or ``--file PATH`` (see
+    :func:`~hermes_memory_core.cli.common.read_content`)."""
+    p.add_argument("content", nargs="?", default=None, help=text_help)
+    p.add_argument("--file", default=None, metavar="PATH", help=file_help)
+
+
+def add_memory_fields(p: argparse.ArgumentParser, user_help: str, type_default: str | None, type_help: str) -> None:
+    """What a new memory is written with: its owner, session, tier, importance and tags."""
+    p.add_argument("--user", required=True, help=user_help)
+    p.add_argument("--session", default=None, help="session id")
+    p.add_argument("--type", default=type_default, choices=TIERS, help=type_help)
+    p.add_argument("--importance", type=float, default=None, help="0..1")
+    p.add_argument("--tag", action="append", help="a tag (repeatable)")
+
+
+def add_owner_check(p: argparse.ArgumentParser) -> None:
+    """``--user``: a command on one memory refuses unless the memory belongs to this user."""
+    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")

@@ -7,10 +7,9 @@ import argparse
 from typing import Any
 
 from hermes_memory_core.cli.common import emit, fmt_time, hit_dict, open_existing, open_store, read_content
+from hermes_memory_core.cli.options import add_command, add_content, add_memory_fields, add_owner_check
 
 __all__ = ["add_personal_commands", "cmd_get", "cmd_recall", "cmd_remember"]
-
-_TIERS = ["short_term", "long_term", "permanent"]
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -51,31 +50,23 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def add_personal_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """``remember``, ``recall`` and ``get``."""
-    p = sub.add_parser("remember", parents=[common], help="remember a statement as an agent would",
-                       description="Remember what the user said: classified into a tier (unless --type names "
-                       "one), rewritten into one sentence, redacted and checked by the injection guard; a fact "
-                       "already held is counted, a changed one becomes a new version. Content: an argument, - for "
-                       "standard input, or --file PATH.")
-    p.add_argument("content", nargs="?", default=None, help="the statement, or - to read it from standard input")
-    p.add_argument("--file", default=None, metavar="PATH", help="read the statement from this UTF-8 file")
-    p.add_argument("--user", required=True, help="whose memory")
-    p.add_argument("--session", default=None, help="session id")
-    p.add_argument("--type", default=None, choices=_TIERS, help="the tier (default: classified)")
-    p.add_argument("--importance", type=float, default=None, help="0..1")
-    p.add_argument("--tag", action="append", help="a tag (repeatable)")
-    p.set_defaults(func=cmd_remember)
+    p = add_command(sub, common, "remember", cmd_remember, "remember a statement as an agent would",
+                    "Remember what the user said: classified into a tier (unless --type names "
+                    "one), rewritten into one sentence, redacted and checked by the injection guard; a fact "
+                    "already held is counted, a changed one becomes a new version. Content: an argument, - for "
+                    "standard input, or --file PATH.")
+    add_content(p, "the statement, or - to read it from standard input", "read the statement from this UTF-8 file")
+    add_memory_fields(p, "whose memory", None, "the tier (default: classified)")
 
-    p = sub.add_parser("recall", parents=[common], help="what an agent would recall for a message",
-                       description="Gated recall for a chat message: nothing for greetings and fillers or when no "
-                       "memory is relevant enough; permanent facts only for identity, configuration and compliance "
-                       "questions. `search` ranks without the gate.")
+    p = add_command(sub, common, "recall", cmd_recall, "what an agent would recall for a message",
+                    "Gated recall for a chat message: nothing for greetings and fillers or when no "
+                    "memory is relevant enough; permanent facts only for identity, configuration and compliance "
+                    "questions. `search` ranks without the gate.")
     p.add_argument("query", help="the user's message")
     p.add_argument("--user", required=True, help="whose memory")
     p.add_argument("--top-k", type=int, default=5, help="at most this many (default 5)")
-    p.set_defaults(func=cmd_recall)
 
-    p = sub.add_parser("get", parents=[common], help="one memory by id",
-                       description="Print one memory: its current text, tier, version, times and tags.")
+    p = add_command(sub, common, "get", cmd_get, "one memory by id",
+                    "Print one memory: its current text, tier, version, times and tags.")
     p.add_argument("id", help="memory id")
-    p.add_argument("--user", default=None, help="refuse unless the memory belongs to this user")
-    p.set_defaults(func=cmd_get)
+    add_owner_check(p)

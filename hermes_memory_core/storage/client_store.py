@@ -15,7 +15,13 @@ import numpy as np
 
 from hermes_memory_core.errors import BackendUnavailableError, DimensionMismatchError, StoreClosedError
 from hermes_memory_core.storage.read_only import read_only_error
-from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint, checked_vector
+from hermes_memory_core.storage.vectors import (
+    PAYLOAD_INDEXES,
+    VectorFilter,
+    VectorPoint,
+    checked_vector,
+    scrolled_points,
+)
 
 __all__ = ["QdrantClientVectorStore"]
 
@@ -167,23 +173,13 @@ class QdrantClientVectorStore:
         return {str(r.id): np.asarray(r.vector, dtype=np.float32) for r in records}
 
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
-        offset: Any = None
-        while True:
+        def read_page(offset: Any) -> tuple[Sequence[Any], Any]:
             with self._read_lock:
-                records, offset = self._need().scroll(
+                return self._need().scroll(  # type: ignore[no-any-return]
                     self.name, limit=batch_size, offset=offset, with_payload=True, with_vectors=with_vectors
                 )
-            if records:
-                yield [
-                    VectorPoint(
-                        id=str(r.id),
-                        vector=np.asarray(r.vector if with_vectors else [], dtype=np.float32),
-                        payload=dict(r.payload or {}),
-                    )
-                    for r in records
-                ]
-            if offset is None:
-                return
+
+        return scrolled_points(read_page, with_vectors)
 
     def count(self) -> int:
         with self._read_lock:

@@ -38,7 +38,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -54,9 +53,15 @@ from hermes_memory_core.errors import (
     StoreClosedError,
     StoreLockedError,
 )
-from hermes_memory_core.storage.read_only import read_only_error, sparse_copy
+from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error, sparse_copy
 from hermes_memory_core.storage.small_vectors import SMALL_STORE_MAX_POINTS, SmallVectorStore
-from hermes_memory_core.storage.vectors import PAYLOAD_INDEXES, VectorFilter, VectorPoint, checked_vector
+from hermes_memory_core.storage.vectors import (
+    PAYLOAD_INDEXES,
+    VectorFilter,
+    VectorPoint,
+    checked_vector,
+    scrolled_points,
+)
 
 __all__ = ["MIN_FREE_BYTES", "EdgeVectorStore", "free_bytes"]
 
@@ -89,7 +94,7 @@ class EdgeVectorStore:
         self.name = name
         self.read_only = read_only
         self._shard: Any = None
-        self._copy: Path | None = None  # the private copy a read-only shard is loaded from
+        self._copy = PrivateCopy()  # the private copy a read-only shard is loaded from
         self._small: SmallVectorStore | None = None  # a small store's vectors (no shard yet)
         self.small_path = self.path.with_name(self.path.name + ".sqlite")
         self.small_max = small_max
@@ -239,7 +244,7 @@ class EdgeVectorStore:
         import qdrant_edge as qe
 
         sidecar = self.path / _SIDECAR
-        copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
+        copy = self._copy.make()
         shard = copy / "shard"
         try:
             if sidecar.exists():
@@ -254,14 +259,13 @@ class EdgeVectorStore:
             else:  # no point was ever written: an empty shard stands in
                 self._shard = self._create(shard)
         except BaseException as exc:
-            shutil.rmtree(copy, ignore_errors=True)
+            self._copy.discard()
             if isinstance(exc, HermesMemoryError) or not isinstance(exc, Exception):
                 raise
             full = StorageFullError.from_os_error(exc, copy)
             if full is not None:
                 raise full from exc
             raise ConsistencyError(f"cannot open the vector shard at {self.path} read-only: {exc}") from exc
-        self._copy = copy
 
     def _need(self, write: bool = False) -> Any:
         if self._shard is None:
@@ -298,9 +302,7 @@ class EdgeVectorStore:
                 finally:
                     self._shard.close()
                     self._shard = None
-                    if self._copy is not None:
-                        shutil.rmtree(self._copy, ignore_errors=True)
-                        self._copy = None
+                    self._copy.discard()
 
     def flush(self) -> None:
         with self._lock:
@@ -449,22 +451,13 @@ class EdgeVectorStore:
         if self._small is not None:
             yield from self._small.iter_points(batch_size, with_vectors)
             return
-        offset: Any = None
-        while True:
+
+        def read_page(offset: Any) -> tuple[Sequence[Any], Any]:
             req = qe.ScrollRequest(offset=offset, limit=batch_size, with_payload=True, with_vector=with_vectors)
             with self._lock:
-                records, offset = self._need().scroll(req)
-            if records:
-                yield [
-                    VectorPoint(
-                        id=str(r.id),
-                        vector=np.asarray(r.vector if with_vectors else [], dtype=np.float32),
-                        payload=dict(r.payload or {}),
-                    )
-                    for r in records
-                ]
-            if offset is None:
-                return
+                return self._need().scroll(req)  # type: ignore[no-any-return]
+
+        yield from scrolled_points(read_page, with_vectors)
 
     def count(self) -> int:
         with self._lock:  # not during a compact_deleted swap

@@ -11,6 +11,7 @@ Contract:
 * :func:`sparse_copy` copies a folder keeping holes as holes (``SEEK_DATA``/``SEEK_HOLE``): the vector engine's
   preallocated files cost their data, not their apparent size, in the private copy a read-only shard is searched
   from (see :mod:`~hermes_memory_core.storage.edge_store`).
+* :class:`PrivateCopy` is the private temporary folder a store reads such a copy from, removed when it closes.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import contextlib
 import errno
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import ReadOnlyStoreError
 
-__all__ = ["WRITE_METHODS", "ReadOnlyMetadata", "folder_writable", "read_only_error", "sparse_copy"]
+__all__ = ["WRITE_METHODS", "PrivateCopy", "ReadOnlyMetadata", "folder_writable", "read_only_error", "sparse_copy"]
 
 #: Metadata-store methods that write (any of them raises on a read-only store).
 WRITE_METHODS = frozenset({
@@ -130,3 +132,23 @@ def _copy_file(source: Path, dest: Path) -> int:
     with contextlib.suppress(OSError):
         shutil.copystat(source, dest)
     return copied
+
+
+class PrivateCopy:
+    """The private folder a read-only store reads its files from when it cannot read them where they are (a log a
+    reader would rewrite, a vector engine that writes to what it loads): made when opened, removed when closed."""
+
+    def __init__(self) -> None:
+        #: The folder, while there is one.
+        self.folder: Path | None = None
+
+    def make(self) -> Path:
+        """A new folder only this account can read (under the system's temporary folder)."""
+        self.folder = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
+        return self.folder
+
+    def discard(self) -> None:
+        """Remove the folder and everything in it (nothing when there is none)."""
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None

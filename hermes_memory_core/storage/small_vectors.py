@@ -25,7 +25,6 @@ import contextlib
 import json
 import shutil
 import sqlite3
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreClosedError
-from hermes_memory_core.storage.read_only import read_only_error
+from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint
 
 __all__ = ["SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
@@ -70,7 +69,7 @@ class SmallVectorStore:
         self.dim = dim
         self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
-        self._copy: Path | None = None
+        self._copy = PrivateCopy()  # read-only: the file is read from a private copy
         self._lock = threading.RLock()
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
@@ -86,8 +85,7 @@ class SmallVectorStore:
     def open(self) -> None:
         source = self.path
         if self.read_only:
-            self._copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
-            source = self._copy / self.path.name
+            source = self._copy.make() / self.path.name
             if self.path.exists():
                 for suffix in ("", "-wal"):
                     if (self.path.parent / (self.path.name + suffix)).exists():
@@ -111,7 +109,7 @@ class SmallVectorStore:
                     f"vector_dim={self.dim}; use a matching embedding model or a new data_dir")
             rows = conn.execute("SELECT id, vector, payload FROM points ORDER BY rowid").fetchall()
         except (sqlite3.OperationalError, OSError, DimensionMismatchError) as exc:
-            self._drop_copy()
+            self._copy.discard()
             if isinstance(exc, DimensionMismatchError):
                 raise
             full = _full(exc, self.path)
@@ -142,17 +140,12 @@ class SmallVectorStore:
         self._created[i] = float(payload.get("created_at") or 0)
         self._types[i] = self._type_codes.setdefault(str(payload.get("memory_type")), len(self._type_codes))
 
-    def _drop_copy(self) -> None:
-        if self._copy is not None:
-            shutil.rmtree(self._copy, ignore_errors=True)
-            self._copy = None
-
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-            self._drop_copy()
+            self._copy.discard()
 
     def flush(self) -> None:
         """Every write is committed when it returns; nothing to do."""

@@ -16,7 +16,7 @@ Contract (checked by ``tests/hermes_memory_core/storage/test_vector_contract.py`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,7 +25,7 @@ import numpy as np
 from hermes_memory_core.errors import DimensionMismatchError
 from hermes_memory_core.storage.filters import MemoryFilter
 
-__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "checked_vector", "retag_points"]
+__all__ = ["PAYLOAD_INDEXES", "VectorFilter", "VectorPoint", "VectorStore", "checked_vector", "retag_points", "scrolled_points"]
 
 #: Payload fields every backend indexes, with their kind.
 PAYLOAD_INDEXES: dict[str, str] = {
@@ -152,3 +152,29 @@ def checked_vector(point: VectorPoint, dim: int) -> list[float]:
     flat: list[float] = vec.tolist()
     return flat
 
+
+
+def scrolled_points(
+    read_page: Callable[[Any], tuple[Sequence[Any], Any]], with_vectors: bool
+) -> Iterator[list[VectorPoint]]:
+    """Every point of a Qdrant collection, a page at a time, as :class:`VectorPoint` lists.
+
+    Args:
+        read_page: Reads the page at an offset (None: the first) and returns its records (each with ``id``,
+            ``vector`` and ``payload``) and the next page's offset (None after the last page).
+        with_vectors: The records carry their vectors (else each point's vector is empty).
+    """
+    offset: Any = None
+    while True:
+        records, offset = read_page(offset)
+        if records:
+            yield [
+                VectorPoint(
+                    id=str(r.id),
+                    vector=np.asarray(r.vector if with_vectors else [], dtype=np.float32),
+                    payload=dict(r.payload or {}),
+                )
+                for r in records
+            ]
+        if offset is None:
+            return

@@ -29,6 +29,8 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
+from hermes_memory_core.text.patterns import compile_table
+
 __all__ = [
     "CEDICT_LICENSE",
     "SHIPPED_TERMS",
@@ -45,18 +47,21 @@ SHIPPED_TERMS = Path(__file__).parent / "data" / "cedict-terms.tsv.gz"
 CEDICT_LICENSE = "CC-CEDICT, Creative Commons Attribution-ShareAlike 4.0 (https://cc-cedict.org/wiki/)"
 
 _MAX_WORD_CHARS = 6  # longest headword the segmenter tries (longer entries are idioms and names)
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_LATIN_WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]")
-_PAREN = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
-_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
-
-# Senses that only point at another entry or describe grammar.
-_SKIP_SENSE = re.compile(
-    r"^(?:(?:old |archaic |japanese |erhua |also written |also pr\.|also called |"
-    r"(?:old |archaic )?variant of|see |see also |abbr\. |abbr for |used in |cl:|kangxi radical|"
-    r"surname |taiwan pr\.|pr\. |classifier for |measure word|particle|radical )|"
-    r".*\bsurname\b)",
-)
+#: What the dictionary's lines and words are made of: Han runs, Latin words, bracketed notes, an entry line, and
+#: senses that only point at another entry or describe grammar.
+_CEDICT = compile_table({
+    "han": r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+",
+    "latin_word": r"[a-z][a-z'-]*[a-z]|[a-z]",
+    "paren": r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}",
+    "line": r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$",
+    # Senses that only point at another entry or describe grammar.
+    "skip_sense": (
+        r"^(?:(?:old |archaic |japanese |erhua |also written |also pr\.|also called |"
+        r"(?:old |archaic )?variant of|see |see also |abbr\. |abbr for |used in |cl:|kangxi radical|"
+        r"surname |taiwan pr\.|pr\. |classifier for |measure word|particle|radical )|"
+        r".*\bsurname\b)"
+    ),
+})
 
 # English words that are never worth searching (function words, dictionary jargon, question words).
 _EN_STOP = frozenset(
@@ -140,7 +145,7 @@ def english_words(text: str) -> list[str]:
     """
     norm = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
-    for match in _LATIN_WORD.finditer(norm):
+    for match in _CEDICT["latin_word"].finditer(norm):
         word = match.group().strip("'-")
         if word.endswith("'s"):
             word = word[:-2]
@@ -159,14 +164,14 @@ def _sense_parts(sense: str, max_words: int) -> list[list[str]]:
     ``max_words`` content words is a description, not a translation, and is dropped.
     """
     text = sense.strip()
-    if not text or _SKIP_SENSE.match(text.lower()) or "|" in text:  # 繁|简[pinyin] is a cross-reference
+    if not text or _CEDICT["skip_sense"].match(text.lower()) or "|" in text:  # 繁|简[pinyin] is a cross-reference
         return []
     parts: list[list[str]] = []
     if text[0].isupper():  # a proper noun: "Berlin, capital of Germany", "Jay Chou (1979-), Taiwanese pop star"
         name = re.match(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text)
         words = english_words(name.group()) if name else []
         return [words] if words and len(words) <= max_words else []
-    for part in _PAREN.sub(" ", text).split(";"):
+    for part in _CEDICT["paren"].sub(" ", text).split(";"):
         part = part.strip()
         if part.startswith("to "):
             part = part[3:]
@@ -240,7 +245,7 @@ class BilingualDictionary:
             sense_count[simplified] = sense_count.get(simplified, 0) + len(senses)
             if (
                 len(simplified) > _MAX_WORD_CHARS
-                or not _HAN.fullmatch(simplified)
+                or not _CEDICT["han"].fullmatch(simplified)
                 or simplified in _ZH_STOP
                 or (len(simplified) > 1 and simplified[0] in _PRONOUNS)  # 我去 "oh my god" would eat 我/去了
             ):
@@ -330,7 +335,7 @@ class BilingualDictionary:
         """
         out: list[str] = []
         norm = unicodedata.normalize("NFKC", text)
-        for run in _HAN.findall(norm):
+        for run in _CEDICT["han"].findall(norm):
             forward, backward = self._forward(run), self._backward(run)
             if (len(forward), sum(len(p) == 1 for p in forward)) < (len(backward), sum(len(p) == 1 for p in backward)):
                 out.extend(forward)
@@ -408,7 +413,7 @@ def _read_cedict(path: Path) -> Iterable[tuple[str, list[str]]]:
         for line in handle:
             if line.startswith("#"):
                 continue
-            match = _LINE.match(line)
+            match = _CEDICT["line"].match(line)
             if match:
                 yield match.group(2), match.group(4).split("/")
 

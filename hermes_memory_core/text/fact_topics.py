@@ -29,58 +29,54 @@ class FactTopic:
     question: re.Pattern[str]
 
 
-#: Every topic, in the order the rules try them on a statement (the first that matches keys it).
-TOPICS: tuple[FactTopic, ...] = (
-    FactTopic(
-        "name",
-        re.compile(r"\bmy name is\b|\bcall me\b|我叫|我的名字|我姓"),
-        re.compile(r"\b(?:my name|the user's name|who am i|what am i called|what is the user called)\b"
-                   r"|我叫什么|名字|用户叫什么"),
-    ),
-    FactTopic(
-        "allergy",
-        re.compile(r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏"),
-        re.compile(r"allerg|过敏"),
-    ),
-    FactTopic(
-        "birth",
-        re.compile(r"\bi was born\b|\bmy birthday\b|我的生日|我出生"),
-        re.compile(r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大"),
-    ),
-    FactTopic(
-        "occupation",
-        re.compile(r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?"
-                   r"(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|"
-                   r"programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b"
-                   r"|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}"
-                   r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"),
-        re.compile(r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
-                   r"|工作|职业|上班|做什么的|公司"),
-    ),
-    FactTopic(
-        "residence",
-        re.compile(r"\bi (?:now |currently |still )?live in\b|\bmy address\b"
-                   r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
-                   r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"),
-        re.compile(r"\b(?:live[sd]?|living|address|city|town|country|home|moved|reside\w*)\b"
-                   r"|住|地址|城市|搬|家在|哪个城市"),
-    ),
-    FactTopic(
-        "pet",
-        re.compile(r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"
-                   r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)|我养了"),
-        re.compile(r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物"),
-    ),
-    FactTopic(
-        "family",
-        re.compile(r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
-                   r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
-        re.compile(r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|"
-                   r"family|relatives?)\b|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
-    ),
-    FactTopic(
-        "diet",
-        re.compile(r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)"),
-        re.compile(r"\b(?:vegetarian|vegan|diet|eat|food)\b|素|饮食|吃"),
-    ),
+#: Every topic, in the order the rules try them on a statement (the first that matches keys it): its key, then the
+#: patterns of a statement and of a question (a table of patterns, compiled here).
+TOPICS: tuple[FactTopic, ...] = tuple(
+    FactTopic(key, re.compile(statement), re.compile(question))
+    for key, (statement, question) in {
+        "name": (
+            r"\bmy name is\b|\bcall me\b|我叫|我的名字|我姓",
+            (r"\b(?:my name|the user's name|who am i|what am i called|what is the user called)\b"
+             r"|我叫什么|名字|用户叫什么"),
+        ),
+        "allergy": (
+            r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏",
+            r"allerg|过敏",
+        ),
+        "birth": (
+            r"\bi was born\b|\bmy birthday\b|我的生日|我出生",
+            r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大",
+        ),
+        "occupation": (
+            (r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?"
+             r"(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|"
+             r"programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b"
+             r"|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}"
+             r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"),
+            (r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
+             r"|工作|职业|上班|做什么的|公司"),
+        ),
+        "residence": (
+            (r"\bi (?:now |currently |still )?live in\b|\bmy address\b"
+             r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
+             r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"),
+            (r"\b(?:live[sd]?|living|address|city|town|country|home|moved|reside\w*)\b"
+             r"|住|地址|城市|搬|家在|哪个城市"),
+        ),
+        "pet": (
+            (r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"
+             r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)|我养了"),
+            r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物",
+        ),
+        "family": (
+            (r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
+             r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
+            (r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|family|relatives?)\b"
+             r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
+        ),
+        "diet": (
+            r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)",
+            r"\b(?:vegetarian|vegan|diet|eat|food)\b|素|饮食|吃",
+        ),
+    }.items()
 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from hermes_memory_core.text.patterns import compile_table
 from hermes_memory_core.trust.injection_lexicon import SENSITIVE
 
 __all__ = ["CLAIM", "CN_CLAIM", "STATUS", "claim", "cn_claim", "cn_entitled", "entitled"]
@@ -167,40 +168,46 @@ CN_CLAIM = re.compile(
     rf"(?P<lead>{_CN_CLAIM_LEAD}|{_CN_TREAT_LEAD})\s*(?:一[个名位])?\s*(?P<pre>[^,.!?;:。！？；，]{{0,12}}?)"
     rf"(?P<role>{_CN_CREATOR}|{_CN_STATUS}|{_CN_ADMIN}|{_CN_OFFICE})(?P<post>[^。！？；]{{0,40}})"
 )
-_CN_EXTERNAL = re.compile(
-    r"公司|医院|学校|单位|小区|业主|群|论坛|社区|俱乐部|协会|班|家族|工作室|社团|服务器|游戏|项目|仓库|部门|银行|超市|门店|店|"
-    r"网吧|图书馆|酒店|工厂|学院|大学|政府|机关|物业|楼|宿舍|办公室|车间|团队|组|频道|公众号|博客|贴吧|微博|抖音|b站|qq|微信|健身房"
-)
-#: This service, as a Chinese speaker names it: "这个应用", "本平台", "你们", "贵公司", "后台" …
-_CN_PLATFORM = re.compile(
-    r"(?:这个|这款|本|该|咱们|你们的?)(?:应用|app|软件|网站|平台|系统|服务|产品|助手|机器人|ai|站)|平台|你们|贵公司|贵司|这里|"
-    r"本站|后台|hermes|助手|机器人|ai"
-)
-_CN_OCCUPATION_MOD = re.compile(r"(?:网络|数据库|行政|物业|仓库|图书|宿舍|资产|档案|机房|it|后勤|餐厅|实验室|设备|信息)$")
-_CN_ASPIRATION = re.compile(r"想当|想成为|想做|应聘|求职|竞聘|面试|学习|报考|考|以前|曾经|之前|不是|并不是|从来不是|前任")
-_CN_OCCUPATION_NEXT = re.compile(r"^(?:的)?(?:岗位|职位|专业|考试|证书|课程|培训|求职者|候选人|工作经验|资格|助理)")
-_CN_AUTHORITY_ACT = re.compile(
-    r"有权|有权限|有资格|授权|批准|特批|命令你|要求你|允许你|指示你|查看|调取|访问|导出|交出|公开|披露|"
-    r"(?:所有|其他|全部|别的)(?:的)?(?:用户|客户|会员|账户|账号|病人|患者|员工)|机密|内部(?:资料|文件|数据)"
-)
+#: What decides a Chinese status claim: a place outside this service, this service itself, an occupation's qualifier,
+#: an aspiration or a past before the role, a word that makes it a job title after it, and what an office holder
+#: claims to be allowed.
+_CN_CONTEXT = compile_table({
+    "external": (
+        r"公司|医院|学校|单位|小区|业主|群|论坛|社区|俱乐部|协会|班|家族|工作室|社团|服务器|游戏|项目|仓库|部门|银行|超市|门店|店|"
+        r"网吧|图书馆|酒店|工厂|学院|大学|政府|机关|物业|楼|宿舍|办公室|车间|团队|组|频道|公众号|博客|贴吧|微博|抖音|b站|qq|微信|健身房"
+    ),
+    #: This service, as a Chinese speaker names it: "这个应用", "本平台", "你们", "贵公司", "后台" …
+    "platform": (
+        r"(?:这个|这款|本|该|咱们|你们的?)(?:应用|app|软件|网站|平台|系统|服务|产品|助手|机器人|ai|站)|平台|你们|贵公司|贵司|这里|"
+        r"本站|后台|hermes|助手|机器人|ai"
+    ),
+    "occupation_mod": r"(?:网络|数据库|行政|物业|仓库|图书|宿舍|资产|档案|机房|it|后勤|餐厅|实验室|设备|信息)$",
+    "aspiration": r"想当|想成为|想做|应聘|求职|竞聘|面试|学习|报考|考|以前|曾经|之前|不是|并不是|从来不是|前任",
+    "occupation_next": r"^(?:的)?(?:岗位|职位|专业|考试|证书|课程|培训|求职者|候选人|工作经验|资格|助理)",
+    "authority_act": (
+        r"有权|有权限|有资格|授权|批准|特批|命令你|要求你|允许你|指示你|查看|调取|访问|导出|交出|公开|披露|"
+        r"(?:所有|其他|全部|别的)(?:的)?(?:用户|客户|会员|账户|账号|病人|患者|员工)|机密|内部(?:资料|文件|数据)"
+    ),
+})
 
 
 def cn_claim(m: re.Match[str], text: str) -> bool:
     """The Chinese twin of :func:`_claim`."""
     lead, pre, role, post = m.group("lead"), m.group("pre"), m.group("role"), m.group("post")
-    if _CN_ASPIRATION.search(text[max(0, m.start() - 6) : m.start()] + lead + pre) or _CN_OCCUPATION_NEXT.match(post):
+    before = text[max(0, m.start() - 6) : m.start()] + lead + pre
+    if _CN_CONTEXT["aspiration"].search(before) or _CN_CONTEXT["occupation_next"].match(post):
         return False
     if re.match(_CN_TREAT_LEAD, lead) or re.fullmatch(_CN_CREATOR, role):
         return True
     if re.fullmatch(_CN_OFFICE, role):
-        return bool(_CN_AUTHORITY_ACT.search(post))
-    if _CN_PLATFORM.search(pre):
+        return bool(_CN_CONTEXT["authority_act"].search(post))
+    if _CN_CONTEXT["platform"].search(pre):
         return True
-    if _CN_EXTERNAL.search(pre) or ("的" in pre and "系统" not in pre):
+    if _CN_CONTEXT["external"].search(pre) or ("的" in pre and "系统" not in pre):
         return False  # "健身房的黄金会员", "小红书的认证用户": a status somewhere else
     if "系统" in pre:
         return True
-    return not (re.fullmatch(_CN_ADMIN, role) and _CN_OCCUPATION_MOD.search(pre))
+    return not (re.fullmatch(_CN_ADMIN, role) and _CN_CONTEXT["occupation_mod"].search(pre))
 
 
 _CN_ELEVATED = re.compile(r"管理|最高|超级|root|特殊|完全|全部|所有|查看|访问|调取|修改|删除|导出|读取|后台|系统|数据库|vip|无限|特别|高级|内部|审计")
@@ -209,6 +216,6 @@ _CN_ELEVATED = re.compile(r"管理|最高|超级|root|特殊|完全|全部|所�
 def cn_entitled(m: re.Match[str], text: str) -> bool:
     """An entitlement with an elevated qualifier or scope, or a bare one ("我有权限")."""
     q, scope = m.group("q"), m.group("scope")
-    if _CN_EXTERNAL.search(q) and not _CN_PLATFORM.search(q):
+    if _CN_CONTEXT["external"].search(q) and not _CN_CONTEXT["platform"].search(q):
         return False  # "公司系统的管理员权限": rights at the user's own organisation
     return bool(_CN_ELEVATED.search(q + scope)) or not (q or scope)

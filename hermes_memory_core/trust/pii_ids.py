@@ -37,6 +37,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from hermes_memory_core.text.patterns import compile_table
+
 __all__ = ["detect_ids", "detect_places", "luhn_ok", "spelled_digit_runs", "verhoeff_ok"]
 
 Found = tuple[int, int, str]
@@ -264,49 +266,52 @@ def detect_ids(text: str) -> Iterator[Found]:
 
 # ------------------------------------------------------------------------------------------------ other kinds
 
-_CN_PLATE = re.compile(
-    r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼][A-HJ-NP-Z][·•・\s-]?"
-    r"(?:[DF][A-HJ-NP-Z0-9]\d{4}|\d{5}[DF]|[A-HJ-NP-Z0-9]{4}[A-HJ-NP-Z0-9挂学警港澳])(?![A-Za-z0-9])"
-)
-_PLATE = re.compile(
-    r"(?i)(?:licen[cs]e\s+plate|number\s+plate|registration(?:\s+plate|\s+number)?|plate(?:\s+number|\s+no\.?)?|"
-    r"\breg(?:\.|istration)?\s*(?:no\.?|number)?|kennzeichen|nummernschild|plaque(?:\s+d'immatriculation)?|"
-    r"immatriculation|matr[ií]cula|targa|车牌(?:号码?)?|ナンバー(?:プレート)?|번호판)"
-    r"(?:\s*(?:is|was|:|=|：|是|为|reads|says)\s*|\s+)[\"'“]?"
-    r"(?P<v>(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])[A-Z0-9]{1,4}(?:[ -]?[A-Z0-9]{1,4}){1,3}|[\u4e00-\u9fff][A-Z][·•]?[A-Z0-9]{5,6})"
-    r"(?![A-Za-z0-9])"
-)
-_ACCOUNT = re.compile(
-    r"(?i)(?:(?:bank\s+|checking\s+|savings\s+|current\s+)?account\s*(?:number|no\.?|num|#)|acct\.?\s*(?:no\.?|#|number)?|"
-    r"a/c\s*(?:no\.?)?|routing\s*(?:number|no\.?|#)?|sort\s+code|\bBSB\b|kontonummer|num[ée]ro\s+de\s+(?:compte|cuenta)|"
-    r"n[úu]mero\s+de\s+conta|conto\s+corrente|账号|帐号|账户号?码?|帳號|口座番号|계좌번호)"
-    r"(?:\s*(?:is|was|:|=|：|是|为|は)\s*|\s+)[\"']?"
-    r"(?P<v>\d[\d -]{4,24}\d)(?!\d)"
-)
-_MEDICAL = re.compile(
-    r"(?i)(?:\bMRN\b|medical\s+record(?:\s+(?:number|no\.?|#))?|patient\s+(?:id|number|no\.?)|health\s+card(?:\s+number)?|"
-    r"\bNHS\s+(?:number|no\.?)|hospital\s+(?:number|id)|病历号|病历|住院号|病案号|门诊号|就诊卡号|医保卡号)"
-    r"(?:\s*(?:is|was|:|=|：|是|为)\s*|\s+)[\"']?"
-    r"(?P<v>[A-Z]{0,4}[-#]?\d[\d -]{3,14}\d[A-Z]?)(?![A-Za-z0-9])"
-)
-_GPS_HEMI = re.compile(
-    r"(?<![\w.])\d{1,3}(?:\.\d+)?°?(?:\s*\d{1,2}['′](?:\s*\d{1,2}(?:\.\d+)?[\"″])?)?\s*[NS],?\s*"
-    r"\d{1,3}(?:\.\d+)?°?(?:\s*\d{1,2}['′](?:\s*\d{1,2}(?:\.\d+)?[\"″])?)?\s*[EW](?![A-Za-z])"
-)
-_GPS_DEC = re.compile(r"(?<![\w.])(?P<a>-?\d{1,2}\.(?P<da>\d{4,}))\s*,\s*(?P<b>-?\d{1,3}\.(?P<db>\d{4,}))(?![\w.])")
-_GPS_CONTEXT = re.compile(
-    r"(?i)gps|coord|lat(?:itude)?|lon(?:gitude)?|location|located|position|pin(?:ned)?|maps?|坐标|位置|定位|经纬度|住"
-)
-_UK_PHONE = re.compile(r"(?<![\d+])(?:07\d{3}\s?\d{6}|0[1-3]\d{1,3}\s\d{3,4}\s?\d{3,4})(?![\d])")
-_SLASH_CARD = re.compile(r"(?<![\d/])\d{4}(?:/\d{4}){2}/\d{4}(?:/\d{1,3})?(?![\d/])")
-_CN_PLACE = re.compile(
-    r"(?:[\u4e00-\u9fff]{2,6}(?:省|自治区))?[\u4e00-\u9fff]{2,6}市[\u4e00-\u9fff]{1,6}(?:区|县)"
-    r"[\u4e00-\u9fff0-9]{0,16}?(?:"
-    r"[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼)(?:[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼))*"
-    r"(?:[0-9]{2,5}室?)?"
-    r"|[\u4e00-\u9fff]{1,8}(?:小区|花园|公寓|大厦|新村|家园|苑|村|组|社区)(?:[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼))*)"
-)
-_CN_LEAD = re.compile(r"^.{0,6}[在到于住是为寄址往去从向:：，,\s]")
+#: The other kinds of personal data: licence plates, account and medical record numbers after their labels, GPS
+#: coordinates and the words that make a pair of numbers one, UK phone numbers, cards written with slashes, and
+#: Chinese places with what leads up to one.
+_OTHER_KINDS = compile_table({
+    "cn_plate": (
+        r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼][A-HJ-NP-Z][·•・\s-]?"
+        r"(?:[DF][A-HJ-NP-Z0-9]\d{4}|\d{5}[DF]|[A-HJ-NP-Z0-9]{4}[A-HJ-NP-Z0-9挂学警港澳])(?![A-Za-z0-9])"
+    ),
+    "plate": (
+        r"(?i)(?:licen[cs]e\s+plate|number\s+plate|registration(?:\s+plate|\s+number)?|plate(?:\s+number|\s+no\.?)?|"
+        r"\breg(?:\.|istration)?\s*(?:no\.?|number)?|kennzeichen|nummernschild|plaque(?:\s+d'immatriculation)?|"
+        r"immatriculation|matr[ií]cula|targa|车牌(?:号码?)?|ナンバー(?:プレート)?|번호판)"
+        r"(?:\s*(?:is|was|:|=|：|是|为|reads|says)\s*|\s+)[\"'“]?"
+        r"(?P<v>(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])[A-Z0-9]{1,4}(?:[ -]?[A-Z0-9]{1,4}){1,3}|[\u4e00-\u9fff][A-Z][·•]?[A-Z0-9]{5,6})"
+        r"(?![A-Za-z0-9])"
+    ),
+    "account": (
+        r"(?i)(?:(?:bank\s+|checking\s+|savings\s+|current\s+)?account\s*(?:number|no\.?|num|#)|acct\.?\s*(?:no\.?|#|number)?|"
+        r"a/c\s*(?:no\.?)?|routing\s*(?:number|no\.?|#)?|sort\s+code|\bBSB\b|kontonummer|num[ée]ro\s+de\s+(?:compte|cuenta)|"
+        r"n[úu]mero\s+de\s+conta|conto\s+corrente|账号|帐号|账户号?码?|帳號|口座番号|계좌번호)"
+        r"(?:\s*(?:is|was|:|=|：|是|为|は)\s*|\s+)[\"']?"
+        r"(?P<v>\d[\d -]{4,24}\d)(?!\d)"
+    ),
+    "medical": (
+        r"(?i)(?:\bMRN\b|medical\s+record(?:\s+(?:number|no\.?|#))?|patient\s+(?:id|number|no\.?)|health\s+card(?:\s+number)?|"
+        r"\bNHS\s+(?:number|no\.?)|hospital\s+(?:number|id)|病历号|病历|住院号|病案号|门诊号|就诊卡号|医保卡号)"
+        r"(?:\s*(?:is|was|:|=|：|是|为)\s*|\s+)[\"']?"
+        r"(?P<v>[A-Z]{0,4}[-#]?\d[\d -]{3,14}\d[A-Z]?)(?![A-Za-z0-9])"
+    ),
+    "gps_hemi": (
+        r"(?<![\w.])\d{1,3}(?:\.\d+)?°?(?:\s*\d{1,2}['′](?:\s*\d{1,2}(?:\.\d+)?[\"″])?)?\s*[NS],?\s*"
+        r"\d{1,3}(?:\.\d+)?°?(?:\s*\d{1,2}['′](?:\s*\d{1,2}(?:\.\d+)?[\"″])?)?\s*[EW](?![A-Za-z])"
+    ),
+    "gps_dec": r"(?<![\w.])(?P<a>-?\d{1,2}\.(?P<da>\d{4,}))\s*,\s*(?P<b>-?\d{1,3}\.(?P<db>\d{4,}))(?![\w.])",
+    "gps_context": r"(?i)gps|coord|lat(?:itude)?|lon(?:gitude)?|location|located|position|pin(?:ned)?|maps?|坐标|位置|定位|经纬度|住",
+    "uk_phone": r"(?<![\d+])(?:07\d{3}\s?\d{6}|0[1-3]\d{1,3}\s\d{3,4}\s?\d{3,4})(?![\d])",
+    "slash_card": r"(?<![\d/])\d{4}(?:/\d{4}){2}/\d{4}(?:/\d{1,3})?(?![\d/])",
+    "cn_place": (
+        r"(?:[\u4e00-\u9fff]{2,6}(?:省|自治区))?[\u4e00-\u9fff]{2,6}市[\u4e00-\u9fff]{1,6}(?:区|县)"
+        r"[\u4e00-\u9fff0-9]{0,16}?(?:"
+        r"[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼)(?:[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼))*"
+        r"(?:[0-9]{2,5}室?)?"
+        r"|[\u4e00-\u9fff]{1,8}(?:小区|花园|公寓|大厦|新村|家园|苑|村|组|社区)(?:[0-9一二三四五六七八九十]{1,4}(?:栋|幢|座|号楼|单元|室|层|楼))*)"
+    ),
+    "cn_lead": r"^.{0,6}[在到于住是为寄址往去从向:：，,\s]",
+})
 
 
 def _in_range(a: str, b: str) -> bool:
@@ -316,32 +321,33 @@ def _in_range(a: str, b: str) -> bool:
 def detect_places(text: str) -> Iterator[Found]:
     """Plates, accounts, medical records, coordinates, UK phones, slashed cards and Chinese addresses without
     路/号, as ``(start, end, kind)``."""
-    for m in _CN_PLATE.finditer(text):
+    for m in _OTHER_KINDS["cn_plate"].finditer(text):
         yield m.start(), m.end(), "plate"
-    for m in _CN_PLACE.finditer(text):
-        lead = _CN_LEAD.match(m.group())
+    for m in _OTHER_KINDS["cn_place"].finditer(text):
+        lead = _OTHER_KINDS["cn_lead"].match(m.group())
         yield m.start() + (lead.end() if lead else 0), m.end(), "address"
     if not re.search(r"\d", text):
         return
-    for m in _PLATE.finditer(text):
+    for m in _OTHER_KINDS["plate"].finditer(text):
         yield m.start("v"), m.end("v"), "plate"
-    for m in _ACCOUNT.finditer(text):
+    for m in _OTHER_KINDS["account"].finditer(text):
         if len(_digits(m.group("v"))) >= 6:
             yield m.start("v"), m.end("v"), "account_number"
-    for m in _MEDICAL.finditer(text):
+    for m in _OTHER_KINDS["medical"].finditer(text):
         if len(_digits(m.group("v"))) >= 5:
             yield m.start("v"), m.end("v"), "medical_record"
-    for m in _GPS_HEMI.finditer(text):
+    for m in _OTHER_KINDS["gps_hemi"].finditer(text):
         if re.search(r"[.°'′]", m.group()):
             yield m.start(), m.end(), "gps"
-    for m in _GPS_DEC.finditer(text):
+    for m in _OTHER_KINDS["gps_dec"].finditer(text):
         five = len(m.group("da")) >= 5 and len(m.group("db")) >= 5 and max(abs(float(m.group(k))) for k in "ab") >= 1
-        if _in_range(m.group("a"), m.group("b")) and (five or _GPS_CONTEXT.search(text[max(0, m.start() - 40):m.start()])):
+        before = text[max(0, m.start() - 40) : m.start()]
+        if _in_range(m.group("a"), m.group("b")) and (five or _OTHER_KINDS["gps_context"].search(before)):
             yield m.start(), m.end(), "gps"
-    for m in _UK_PHONE.finditer(text):
+    for m in _OTHER_KINDS["uk_phone"].finditer(text):
         if len(_digits(m.group())) == 11:
             yield m.start(), m.end(), "phone"
-    for m in _SLASH_CARD.finditer(text):
+    for m in _OTHER_KINDS["slash_card"].finditer(text):
         if m.group()[0] in "23456" and luhn_ok(_digits(m.group())):
             yield m.start(), m.end(), "bank_card"
 

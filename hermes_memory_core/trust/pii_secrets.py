@@ -35,6 +35,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from hermes_memory_core.text.patterns import compile_table
+
 __all__ = ["base58check_valid", "detect_secrets", "detect_wallets", "shannon_entropy"]
 
 Found = tuple[int, int, str]
@@ -62,17 +64,21 @@ _PEM = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.S,
 )
-_SSH_KEY = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d{3}) AAAA[0-9A-Za-z+/]{30,}={0,3}")
-_BEARER = re.compile(r"(?i)(?<=\bbearer\s)\s*[A-Za-z0-9._~+/-]{16,}=*")
-_URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<p>[^\s/@]{3,})@[\w.-]+")
-_URL_PARAM = re.compile(
-    r"(?i)[?&#;](?:[a-z_]*token|reset(?:_?key|_?code)?|code|sig|signature|key|api_?key|apikey|auth|password|pass|"
-    r"pwd|secret|session(?:_?id)?|sid|otp|hash|x-amz-signature|x-amz-credential|ticket)=(?P<v>[^&#\s\"'<>]{6,})"
-)
-_URL_PATH_TOKEN = re.compile(
-    r"(?i)/(?:reset(?:[-_]password)?|password[-_]reset|verify|confirm(?:ation)?|magic(?:[-_]link)?|invite|"
-    r"activate|unsubscribe|login|auth|token)/(?P<v>[A-Za-z0-9_-]{16,})"
-)
+#: SSH public keys, bearer tokens, and the secrets a URL carries: a password in its authority, a token in a parameter
+#: or in a path.
+_KEYS_AND_URLS = compile_table({
+    "ssh_key": r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d{3}) AAAA[0-9A-Za-z+/]{30,}={0,3}",
+    "bearer": r"(?i)(?<=\bbearer\s)\s*[A-Za-z0-9._~+/-]{16,}=*",
+    "url_password": r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<p>[^\s/@]{3,})@[\w.-]+",
+    "url_param": (
+        r"(?i)[?&#;](?:[a-z_]*token|reset(?:_?key|_?code)?|code|sig|signature|key|api_?key|apikey|auth|password|pass|"
+        r"pwd|secret|session(?:_?id)?|sid|otp|hash|x-amz-signature|x-amz-credential|ticket)=(?P<v>[^&#\s\"'<>]{6,})"
+    ),
+    "url_path_token": (
+        r"(?i)/(?:reset(?:[-_]password)?|password[-_]reset|verify|confirm(?:ation)?|magic(?:[-_]link)?|invite|"
+        r"activate|unsubscribe|login|auth|token)/(?P<v>[A-Za-z0-9_-]{16,})"
+    ),
+})
 _PASSWORD_WORDS = (
     r"passwords?|passwd|pwd|passcode|pass\s*phrase|passphrase|pin(?:\s*code)?|wi-?fi\s+key|"
     r"密码|口令|暗号|パスワード|비밀번호|passwort|kennwort|mot\s+de\s+passe|contraseña|clave|senha|пароль"
@@ -130,13 +136,13 @@ def _keyed_high_entropy(text: str) -> Iterator[Found]:
 
 def detect_secrets(text: str) -> Iterator[Found]:
     """Spans of secrets in ``text`` (see the module docstring), as ``(start, end, "secret")``."""
-    for pattern in (_PROVIDER_TOKENS, _SLACK_HOOK, _PEM, _SSH_KEY, _BEARER):
+    for pattern in (_PROVIDER_TOKENS, _SLACK_HOOK, _PEM, _KEYS_AND_URLS["ssh_key"], _KEYS_AND_URLS["bearer"]):
         for m in pattern.finditer(text):
             yield m.start(), m.end(), "secret"
-    for pattern in (_URL_PARAM, _URL_PATH_TOKEN):
+    for pattern in (_KEYS_AND_URLS["url_param"], _KEYS_AND_URLS["url_path_token"]):
         for m in pattern.finditer(text):
             yield m.start("v"), m.end("v"), "secret"
-    for m in _URL_PASSWORD.finditer(text):
+    for m in _KEYS_AND_URLS["url_password"].finditer(text):
         yield m.start("p"), m.end("p"), "secret"
     for m in _PASSWORD.finditer(text):
         token = m.group("v").rstrip(".")

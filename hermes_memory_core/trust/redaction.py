@@ -49,6 +49,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from hermes_memory_core.text.patterns import compile_table
 from hermes_memory_core.trust.normalize import normalize
 from hermes_memory_core.trust.pii_ids import detect_ids, detect_places, spelled_digit_runs
 from hermes_memory_core.trust.pii_secrets import detect_secrets, detect_wallets
@@ -206,34 +207,36 @@ def _spelled_email_ok(m: re.Match[str], text: str) -> bool:
 
 
 # Digit chains: groups of digits joined by one separator (space, dot, dash, or " - ").
-_CHAIN = re.compile(
-    r"(?<![A-Za-z0-9_+$¥€£#.,-])\d+(?:(?:[ .]|\s?-\s?)\d+)*(?:\s?[xX](?![A-Za-z0-9_]))?(?![A-Za-z0-9_])"
-)
-_GROUP = re.compile(r"\d+|[xX]")
-_NEG_CONTEXT = re.compile(
-    r"(?i)(?:order|invoice|tracking|track|ref(?:erence)?|sku|isbn|ean|upc|gtin|barcode|serial|model|part|ticket|case|"
-    r"booking|receipt|条码|条形码|"
-    r"订单|单号|快递|运单|发票|编号|序列号|型号|工单|流水号)\s*(?:no\.?|number|#|id|号|号码)?\s*[:#]?\s*$"
-)
-#: A quantity after a number ("13812345678 units", "4111111111111111 次") makes it a count, not PII.
-_UNIT_AFTER = re.compile(
-    r"^\s*(?:units?|pcs|pieces|items|views|times|people|users|visitors|downloads|dollars|usd|rmb|yuan|euros?|"
-    r"件|个|元|块|次|人|台|份|条|张|瓶|箱|吨|斤|公斤|米|千米|公里)(?![A-Za-z])"
-)
-_CARD_CONTEXT = re.compile(r"(?i)card|visa|mastercard|amex|卡号|银行卡|信用卡|储蓄卡")
-_PHONE_CONTEXT = re.compile(r"(?i)phone|call|tel|mobile|cell|whatsapp|电话|手机|号码|联系|致电")
-_SSN_CONTEXT = re.compile(r"(?i)\bssn\b|social\s+security|社会安全号|社保号")
+#: Digit chains and what tells the number a chain holds: the chain, its groups, an order or tracking label before it,
+#: a unit after it, and the words that make it a card, a phone or a social security number.
+_NUMBERS = compile_table({
+    "chain": r"(?<![A-Za-z0-9_+$¥€£#.,-])\d+(?:(?:[ .]|\s?-\s?)\d+)*(?:\s?[xX](?![A-Za-z0-9_]))?(?![A-Za-z0-9_])",
+    "group": r"\d+|[xX]",
+    "neg_context": (
+        r"(?i)(?:order|invoice|tracking|track|ref(?:erence)?|sku|isbn|ean|upc|gtin|barcode|serial|model|part|ticket|case|"
+        r"booking|receipt|条码|条形码|"
+        r"订单|单号|快递|运单|发票|编号|序列号|型号|工单|流水号)\s*(?:no\.?|number|#|id|号|号码)?\s*[:#]?\s*$"
+    ),
+    #: A quantity after a number ("13812345678 units", "4111111111111111 次") makes it a count, not PII.
+    "unit_after": (
+        r"^\s*(?:units?|pcs|pieces|items|views|times|people|users|visitors|downloads|dollars|usd|rmb|yuan|euros?|"
+        r"件|个|元|块|次|人|台|份|条|张|瓶|箱|吨|斤|公斤|米|千米|公里)(?![A-Za-z])"
+    ),
+    "card_context": r"(?i)card|visa|mastercard|amex|卡号|银行卡|信用卡|储蓄卡",
+    "phone_context": r"(?i)phone|call|tel|mobile|cell|whatsapp|电话|手机|号码|联系|致电",
+    "ssn_context": r"(?i)\bssn\b|social\s+security|社会安全号|社保号",
+})
 
 
 def _chains(text: str) -> Iterator[_Span]:
     """Numbers in digit chains: the longest window of groups whose digits and grouping make a known number."""
-    for m in _CHAIN.finditer(text):
+    for m in _NUMBERS["chain"].finditer(text):
         before = text[max(0, m.start() - 24) : m.start()]
-        if _NEG_CONTEXT.search(before):
+        if _NUMBERS["neg_context"].search(before):
             continue
-        if _UNIT_AFTER.match(text[m.end() : m.end() + 12]):
+        if _NUMBERS["unit_after"].match(text[m.end() : m.end() + 12]):
             continue
-        groups = [(g.start() + m.start(), g.end() + m.start(), g.group()) for g in _GROUP.finditer(m.group())]
+        groups = [(g.start() + m.start(), g.end() + m.start(), g.group()) for g in _NUMBERS["group"].finditer(m.group())]
         seps = [text[groups[k][1] : groups[k + 1][0]] for k in range(len(groups) - 1)]
         yield from _windows(groups, seps, before)
 
@@ -274,21 +277,21 @@ def _number_kind(parts: list[str], seps: list[str], before: str) -> str | None:
         return "id_number"
     if parts[-1] in "xX":
         return None
-    if digits[0] in "23456" and luhn_valid(digits) and (blocky or _CARD_CONTEXT.search(before)):
+    if digits[0] in "23456" and luhn_valid(digits) and (blocky or _NUMBERS["card_context"].search(before)):
         return "bank_card"
     mobile = re.sub(r"^(?:0086|86)(?=1[3-9]\d{9}$)", "", digits)
     if re.fullmatch(r"1[3-9]\d{9}", mobile) and (blocky or all(n >= 3 for n in sizes)):
         return "phone"
     if sizes == [3, 2, 4] and one_sep and seps[0].strip() in ("-", "") and ssn_valid(digits):
         return "ssn"
-    if len(sizes) == 1 and ssn_valid(digits) and _SSN_CONTEXT.search(before):
+    if len(sizes) == 1 and ssn_valid(digits) and _NUMBERS["ssn_context"].search(before):
         return "ssn"
     return _landline_or_nanp(sizes, seps, digits, before)
 
 
 def _landline_or_nanp(sizes: list[int], seps: list[str], digits: str, before: str) -> str | None:
     dashed = bool(seps) and all(s.strip() in ("-", ".") and s.strip() == seps[0].strip() for s in seps)
-    if sizes in ([3, 3, 4], [1, 3, 3, 4]) and (dashed or _PHONE_CONTEXT.search(before)):
+    if sizes in ([3, 3, 4], [1, 3, 3, 4]) and (dashed or _NUMBERS["phone_context"].search(before)):
         return "phone" if digits[-10] in "23456789" else None  # North American: area codes start 2-9
     if len(sizes) == 2 and sizes[0] in (3, 4) and sizes[1] in (7, 8) and digits[0] == "0" and dashed:
         return "phone"  # Chinese landline 010-12345678
@@ -307,7 +310,8 @@ def _phones(text: str) -> Iterator[_Span]:
     if not _DIGIT_HINT.search(text):
         return
     for m in _INTL_PHONE.finditer(text):
-        if 8 <= len(re.sub(r"\D", "", m.group())) <= 15 and not _NEG_CONTEXT.search(text[max(0, m.start() - 24) : m.start()]):
+        before = text[max(0, m.start() - 24) : m.start()]
+        if 8 <= len(re.sub(r"\D", "", m.group())) <= 15 and not _NUMBERS["neg_context"].search(before):
             yield _Span(m.start(), m.end(), "phone")
     for m in _NANP_PAREN.finditer(text):
         yield _Span(m.start(), m.end(), "phone")
@@ -342,21 +346,22 @@ def _ips(text: str) -> Iterator[_Span]:
         yield _Span(m.start(), m.end(), "ip")
 
 
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}")
-_PASSPORT = re.compile(
-    r"(?i)(?:passport|pass\s*no|travel\s+document|reisepass|passeport|pasaporte|passaporto|护照|旅行证件|通行证)"
-    r"(?:\s*(?:number|no\.?|num|#|id|nr\.?|numéro|号码|号|编号))?(?:\s*(?:is|was|:|=|为|是|：))?\s*"
-    r"(?P<p>[A-Za-z]{0,2}\s?\d{6,9}[A-Za-z]?|\d{2}[A-Za-z]{2}\d{5}|[A-Za-z0-9]{9})(?![A-Za-z0-9])"
-)
-
-
-_PASSPORT_HINT = re.compile(r"(?i)pass|pasaport|travel|护照|旅行证件|通行证")
+#: An IBAN, a passport number after its label, and a hint that a text may name a passport.
+_BANK_AND_TRAVEL = compile_table({
+    "iban": r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}",
+    "passport": (
+        r"(?i)(?:passport|pass\s*no|travel\s+document|reisepass|passeport|pasaporte|passaporto|护照|旅行证件|通行证)"
+        r"(?:\s*(?:number|no\.?|num|#|id|nr\.?|numéro|号码|号|编号))?(?:\s*(?:is|was|:|=|为|是|：))?\s*"
+        r"(?P<p>[A-Za-z]{0,2}\s?\d{6,9}[A-Za-z]?|\d{2}[A-Za-z]{2}\d{5}|[A-Za-z0-9]{9})(?![A-Za-z0-9])"
+    ),
+    "passport_hint": r"(?i)pass|pasaport|travel|护照|旅行证件|通行证",
+})
 
 
 def _ibans(text: str) -> Iterator[_Span]:
     if not re.search(r"[A-Za-z]{2}\d{2}", text):
         return
-    for m in _IBAN.finditer(text):
+    for m in _BANK_AND_TRAVEL["iban"].finditer(text):
         country = m.group()[:2].upper()
         want = _IBAN_LENGTHS.get(country)
         if not want:
@@ -374,9 +379,9 @@ def _ibans(text: str) -> Iterator[_Span]:
 
 
 def _passports(text: str) -> Iterator[_Span]:
-    if not _PASSPORT_HINT.search(text):
+    if not _BANK_AND_TRAVEL["passport_hint"].search(text):
         return
-    for m in _PASSPORT.finditer(text):
+    for m in _BANK_AND_TRAVEL["passport"].finditer(text):
         token = m.group("p")
         compact = token.replace(" ", "")
         if sum(c.isdigit() for c in compact) < 5 or re.fullmatch(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])\d{2}", compact):
@@ -436,7 +441,7 @@ def _more(text: str) -> Iterator[_Span]:
     invoice or tracking word stay (as digit chains do)."""
     for detect in (detect_secrets, detect_wallets, detect_ids, detect_places):
         for start, end, kind in detect(text):
-            if kind in ("secret", "wallet") or not _NEG_CONTEXT.search(text[max(0, start - 24) : start]):
+            if kind in ("secret", "wallet") or not _NUMBERS["neg_context"].search(text[max(0, start - 24) : start]):
                 yield _Span(start, end, kind)
     for start, end, digits in spelled_digit_runs(text):
         spelled = _number_kind([digits], [], text[max(0, start - 24) : start])

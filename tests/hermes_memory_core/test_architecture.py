@@ -18,6 +18,7 @@ parts; the few reach-ins left say why in a ``# reach-in:`` comment.
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
@@ -231,6 +232,27 @@ def test_the_metadata_store_is_its_roles() -> None:
             owners.setdefault(method, []).append(role.__name__)
     assert {m: o for m, o in owners.items() if len(o) > 1} == {}
     assert all(0 < len(methods(role)) <= MAX_PROTOCOL_METHODS for role in ROLES)
+
+
+#: The most classes of our own in a SQL metadata store's chain: the dialect's store, the shared rows and their
+#: second half (``KnowledgeRows``). What differs by dialect is held, not inherited.
+MAX_STORE_CHAIN = 3
+
+
+def test_sql_stores_hold_their_dialect_parts() -> None:
+    """A SQL metadata store is the shared rows over the two parts its dialect hands it (a database and a keyword
+    index, in ``storage/sql/parts.py``), held as attributes: its class chain stays short."""
+    from hermes_memory_core.storage import PostgresMetadataStore, SQLiteMetadataStore, SQLMetadataStore
+    from hermes_memory_core.storage.sql import parts
+
+    for store in (SQLiteMetadataStore, PostgresMetadataStore):
+        chain = [c.__qualname__ for c in store.__mro__ if c.__module__.startswith(PACKAGE + ".")]
+        assert len(chain) <= MAX_STORE_CHAIN, chain
+        assert chain[:2] == [store.__qualname__, SQLMetadataStore.__qualname__]
+    held = inspect.signature(SQLMetadataStore.__init__).parameters
+    assert {name: str(p.annotation) for name, p in held.items() if name != "self"} == {
+        "db": "SQLDatabase", "postings": "KeywordPostings"}
+    assert {"SQLDatabase", "KeywordPostings"} <= set(parts.__all__)
 
 
 def test_short_term_owns_its_ring() -> None:

@@ -2,32 +2,36 @@
 
 Statements are written once with ``?`` placeholders; a dialect's connection adapts them (PostgreSQL's turns ``?``
 into ``%s`` and drops SQLite's ``+column`` planner hints). What differs — connections, transactions, migrations,
-the keyword index, backups — lives in :mod:`~hermes_memory_core.storage.sqlite` and
-:mod:`~hermes_memory_core.storage.postgres`. The keyword index's conversational context is kept in step by
-:class:`~hermes_memory_core.storage.sql.context.KeywordContext`. Every value reaches the database as a bound
+the keyword index, backups — are two parts each dialect hands the store, which holds them
+(:mod:`~hermes_memory_core.storage.sql.parts`; :mod:`~hermes_memory_core.storage.sqlite` and
+:mod:`~hermes_memory_core.storage.postgres` build them). The keyword index's conversational context is kept in step
+by :class:`~hermes_memory_core.storage.sql.context.ContextIndex`. Every value reaches the database as a bound
 parameter; the only names formatted into SQL are our own table and column names.
 """
 
 from __future__ import annotations
 
 import contextlib
-from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import NotFoundError
 from hermes_memory_core.storage.metadata import (
+    DEFAULT_CONTEXT_WEIGHT,
     AccessRecord,
     KeywordFilter,
+    KeywordStats,
     LifecycleRow,
     NewMemory,
     RankRow,
     RowCodec,
 )
+from hermes_memory_core.storage.sql.context import ContextIndex, PlainCodec
 from hermes_memory_core.storage.sql.knowledge import KnowledgeRows
+from hermes_memory_core.storage.sql.parts import KeywordPostings, KeywordQuery, SQLDatabase
 from hermes_memory_core.storage.sql.recode import recode_rows
-from hermes_memory_core.types import MemoryRecord, MemoryType, MemoryVersion
+from hermes_memory_core.types import MemoryRecord, MemoryType
 
 __all__ = ["COLUMNS", "ROW_TABLES", "SQLMetadataStore"]
 
@@ -54,74 +58,98 @@ _LOG = "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) V
 
 
 class SQLMetadataStore(KnowledgeRows):
-    """The :class:`~hermes_memory_core.storage.metadata.MetadataStore` protocol over SQL.
+    """The :class:`~hermes_memory_core.storage.metadata.MetadataStore` protocol over SQL, on the two parts a dialect
+    hands it (:mod:`~hermes_memory_core.storage.sql.parts`).
 
-    Subclasses provide connections (:meth:`atomic` for writes, :meth:`reader` for reads), migrations, the keyword
-    index and backups. Repetition, as-of reads and erasure come from
-    :class:`~hermes_memory_core.storage.sql.knowledge.KnowledgeRows`.
+    Args:
+        db: The dialect's database (connections, transactions, migrations, the files' upkeep).
+        postings: The dialect's keyword index, kept in step with the rows by :attr:`keywords`.
+
+    Repetition, as-of reads and erasure come from :class:`~hermes_memory_core.storage.sql.knowledge.KnowledgeRows`.
     """
 
-    #: SQL name of the two-argument maximum (``max`` in SQLite, ``greatest`` in PostgreSQL).
-    GREATEST = "max"
-    #: Appended to a SELECT that reads a row the transaction will then change (row lock where the dialect has one).
-    FOR_UPDATE = ""
+    def __init__(self, db: SQLDatabase, postings: KeywordPostings) -> None:
+        self.db = db
+        #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
+        self.location = db.location
+        #: How content is kept at rest and which tokens index it (the engine sets its own).
+        self.codec: RowCodec = PlainCodec()
+        #: The codec index maintenance uses while a recode transaction re-seals rows (readers keep :attr:`codec`
+        #: until the engine swaps it after the commit).
+        self._recoding: RowCodec | None = None
+        #: The keyword index, kept in step with the rows (own tokens, other-language terms, context).
+        self.keywords = ContextIndex(postings, lambda: self._recoding or self.codec, db.atomic)
 
-    #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
-    location: str = ""
-
-    # ------------------------------------------------------------------ dialect
-    @abstractmethod
+    # ------------------------------------------------------------------ the database (its dialect's part)
     def open(self) -> None:
         """Connect and apply pending migrations."""
+        self.db.open()
 
-    @abstractmethod
     def close(self) -> None:
-        """Release every connection. Idempotent."""
+        """Release every connection (background work of the keyword index first). Idempotent."""
+        self.keywords.postings.close()
+        self.db.close()
 
-    @abstractmethod
     def atomic(self) -> contextlib.AbstractContextManager[Any]:
         """A write transaction; nested calls become savepoints. Yields a connection with ``execute``."""
+        return self.db.atomic()
 
-    @abstractmethod
     def reader(self) -> Any:
         """A connection for reads that sees committed data (``execute(sql, params)`` → rows)."""
+        return self.db.reader()
 
-    @abstractmethod
     def applied_migrations(self) -> list[str]:
-        """Names of the schema migrations recorded in the database, in order."""
+        return self.db.applied_migrations()
 
-    @abstractmethod
-    def json_text(self, column: str, key: str) -> str:
-        """SQL expression for the text of top-level ``key`` of a JSON column (both are our own constants)."""
+    def integrity_check(self) -> str:
+        return self.db.integrity_check()
 
-    @abstractmethod
+    def backup_to(self, target: Path) -> None:
+        """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""
+        self.db.backup_to(target)
+
+    def erase_residue(self, user_ids: Sequence[str]) -> None:
+        """Fold away the users' deleted keyword entries, then rewrite the files (see each dialect's parts)."""
+        self.keywords.postings.compact(user_ids)
+        self.db.rewrite()
+
+    def checkpoint(self) -> None:
+        self.db.checkpoint()
+
+    # ------------------------------------------------------------------ keyword index
     def keyword_search(
         self,
         user_id: str,
         terms: Sequence[str],
         limit: int,
         flt: KeywordFilter | None = None,
-        context_weight: float = ...,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> list[tuple[str, float]]:
-        """BM25 over one user's active memories: ``(id, score)``, best first, at most ``limit``."""
+        """BM25 over one user's active memories, filtered in SQL: ``(id, score)``, best first, at most ``limit``
+        (the dialect's postings rank; see :class:`~hermes_memory_core.storage.sql.parts.KeywordPostings`)."""
+        if not terms:
+            return []
+        where, params = self._filters(flt or KeywordFilter(user_id))
+        query = KeywordQuery(user_id, list(dict.fromkeys(terms)), limit, where, params, context_weight)
+        return self.keywords.postings.search(self.reader(), query)
 
-    @abstractmethod
+    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
+        """BM25 statistics of the user's keyword shard for ``terms`` (as :meth:`keyword_search` weighs them)."""
+        return self.keywords.postings.stats(self.reader(), user_id, list(dict.fromkeys(terms)), context_weight)
+
+    def repair_keyword_index(self) -> int:
+        """Index active memories missing from the keyword index and drop entries of inactive ones (how many)."""
+        return self.keywords.repair()
+
     def optimize_keyword_index(self) -> None:
         """Compact the keyword index (a maintenance step; results do not change)."""
-
-    @abstractmethod
-    def integrity_check(self) -> str:
-        """``"ok"`` or a description of what is inconsistent."""
-
-    @abstractmethod
-    def backup_to(self, target: Path) -> None:
-        """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""
+        self.keywords.postings.optimize()
 
     def _lock_active(self, conn: Any, memory_id: str, columns: str) -> tuple[Any, ...]:
         """``columns`` (our own names) of an active memory, its row locked for this transaction where the dialect
         locks rows; :class:`NotFoundError` if there is none."""
         row = conn.execute(
-            f"SELECT {columns} FROM memory_entries WHERE id = ? AND is_active = 1" + self.FOR_UPDATE, (memory_id,)
+            f"SELECT {columns} FROM memory_entries WHERE id = ? AND is_active = 1" + self.db.for_update, (memory_id,)
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no active memory with id {memory_id}")
@@ -182,19 +210,19 @@ class SQLMetadataStore(KnowledgeRows):
                 "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(r.id, tag) for r in records for tag in codec.tag_keys(r.memory_type.value, r.tags)],
             )
-            self._index_inserted(conn, rows)
+            self.keywords.index_inserted(conn, rows)
             conn.executemany(_LOG, [(r.id, r.user_id, "add", r.updated_at, "") for r in records])
 
     def purge(self, ids: Sequence[str]) -> None:
         """Physically remove rows (compensation of a write whose vector half failed; never for user deletes)."""
         with self.atomic() as conn:
             for memory_id in ids:
-                place = self._place(conn, memory_id)
-                self._unindex_keywords(conn, memory_id)
+                place = self.keywords.place(conn, memory_id)
+                self.keywords.postings.unindex(conn, memory_id)
                 conn.execute("DELETE FROM memory_entries WHERE id = ?", (memory_id,))
                 conn.execute("DELETE FROM memory_access_log WHERE memory_id = ?", (memory_id,))
                 if place is not None:  # its neighbours no longer see its words
-                    self._refresh_context(conn, place[0], place[1], place[2], place[2])
+                    self.keywords.refresh_context(conn, place[0], place[1], place[2], place[2])
 
     def add_version(
         self,
@@ -236,7 +264,7 @@ class SQLMetadataStore(KnowledgeRows):
                     "INSERT INTO memory_tags (memory_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
                     [(memory_id, tag) for tag in codec.tag_keys(tier, new_tags)],
                 )
-            self._reindex(conn, memory_id, content)
+            self.keywords.reindex(conn, memory_id, content)
             conn.execute(_LOG, (memory_id, user_id, "update", now, codec.seal_field(memory_id, tier, "log", note)))
             return version
 
@@ -256,7 +284,7 @@ class SQLMetadataStore(KnowledgeRows):
                 "UPDATE memory_entries SET content = ?, version = ?, updated_at = ?, xlang_terms = NULL WHERE id = ?",
                 (prev[1], prev[0], prev[2], memory_id),
             )
-            self._reindex(conn, memory_id)
+            self.keywords.reindex(conn, memory_id)
 
     def soft_delete(self, memory_id: str, reason: str, now: int) -> str:
         """Mark a memory inactive and drop it from the keyword index. Returns its user_id."""
@@ -266,7 +294,7 @@ class SQLMetadataStore(KnowledgeRows):
                 "UPDATE memory_entries SET is_active = 0, deleted_at = ?, delete_reason = ? WHERE id = ?",
                 (now, self.codec.seal_field(memory_id, row[1], "reason", reason), memory_id),
             )
-            self._reindex(conn, memory_id)  # leaves the index; its neighbours no longer see its words
+            self.keywords.reindex(conn, memory_id)  # leaves the index; its neighbours no longer see its words
             conn.execute(_LOG, (memory_id, row[0], "delete", now, self.codec.seal_field(memory_id, row[1], "log", reason)))
             return str(row[0])
 
@@ -275,14 +303,14 @@ class SQLMetadataStore(KnowledgeRows):
         active at ``version`` (a newer version gets terms of its own). Returns whether they were stored."""
         with self.atomic() as conn:
             row = conn.execute(
-                f"SELECT memory_type FROM memory_entries WHERE id = ? AND version = ? AND is_active = 1{self.FOR_UPDATE}",
+                f"SELECT memory_type FROM memory_entries WHERE id = ? AND version = ? AND is_active = 1{self.db.for_update}",
                 (memory_id, version),
             ).fetchone()
             if row is None:
                 return False
             stored = self.codec.seal_field(memory_id, str(row[0]), "xlang", terms)
             conn.execute("UPDATE memory_entries SET xlang_terms = ? WHERE id = ?", (stored, memory_id))
-            self._reindex(conn, memory_id)
+            self.keywords.reindex(conn, memory_id)
             return True
 
     def xlang_terms(self, memory_id: str) -> str | None:
@@ -334,7 +362,7 @@ class SQLMetadataStore(KnowledgeRows):
         with self.atomic() as conn:
             conn.executemany(
                 "UPDATE memory_entries SET access_count = access_count + 1, "
-                f"last_accessed_at = {self.GREATEST}(coalesce(last_accessed_at, 0), ?) WHERE id = ?",
+                f"last_accessed_at = {self.db.greatest}(coalesce(last_accessed_at, 0), ?) WHERE id = ?",
                 [(at, mid) for mid, at in hits],  # one row-lock order for every writer (no deadlock)
             )
             conn.executemany(_LOG, [(e.memory_id, e.user_id, e.action, e.at, e.detail) for e in entries])
@@ -349,7 +377,7 @@ class SQLMetadataStore(KnowledgeRows):
             try:
                 ids = recode_rows(conn, memory_types, self.codec, codec)
                 for memory_id in ids:
-                    self._unindex_keywords(conn, memory_id)
+                    self.keywords.postings.unindex(conn, memory_id)
                 self.repair_keyword_index()  # re-indexes them, session by session, under the new codec
             finally:
                 self._recoding = None
@@ -467,7 +495,7 @@ class SQLMetadataStore(KnowledgeRows):
         (``key`` is our own constant)."""
         row = self.reader().execute(
             f"SELECT id FROM memory_entries WHERE user_id = ? AND memory_type IN ({','.join('?' * len(memory_types))}) "
-            f"AND is_active = 1 AND {self.json_text('metadata', key)} = ? ORDER BY updated_at DESC LIMIT 1",
+            f"AND is_active = 1 AND {self.db.json_text('metadata', key)} = ? ORDER BY updated_at DESC LIMIT 1",
             (user_id, *memory_types, value),
         ).fetchone()
         return None if row is None else str(row[0])
@@ -484,23 +512,6 @@ class SQLMetadataStore(KnowledgeRows):
                          None if r[6] is None else int(r[6]),
                          None if r[7] is None else int(r[7]))
             for r in rows
-        ]
-
-    def versions(self, memory_id: str) -> list[MemoryVersion]:
-        """Every version, oldest first, each with the time span it was current (see :class:`MemoryVersion`)."""
-        conn = self.reader()
-        rows = conn.execute(
-            "SELECT memory_id, version, content, created_at, note FROM memory_versions "
-            "WHERE memory_id = ? ORDER BY version",
-            (memory_id,),
-        ).fetchall()
-        entry = conn.execute("SELECT is_active, deleted_at FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
-        ended = None if entry is None or entry[0] or entry[1] is None else int(entry[1])
-        ends = [int(r[3]) for r in rows[1:]] + [ended]
-        return [
-            MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]),
-                          self.codec.open_field(r[0], "note", r[4]), int(r[3]), end)
-            for r, end in zip(rows, ends, strict=True)
         ]
 
     @staticmethod

@@ -11,20 +11,18 @@ nothing, and a deleted memory's words leave its neighbours' entries at once.
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from hermes_memory_core.storage.metadata import NewMemory, RowCodec
+from hermes_memory_core.storage.sql.parts import KeywordDoc, KeywordPostings
 from hermes_memory_core.text.tokenizer import tokenize
 
-__all__ = ["CONTEXT_PER_MOMENT", "KeywordContext", "PlainCodec"]
+__all__ = ["CONTEXT_PER_MOMENT", "ContextIndex", "PlainCodec"]
 
 #: Memories of one neighbouring moment that lend their words to a memory's context.
 CONTEXT_PER_MOMENT = 4
-
-#: ``(memory_id, user_id, own tokens, context tokens)`` of a memory to index.
-KeywordDoc = tuple[str, str, Sequence[str], Sequence[str]]
 
 
 class PlainCodec:
@@ -74,44 +72,34 @@ class PlainCodec:
         return stored
 
 
-class KeywordContext(ABC):
-    """Keyword-index maintenance shared by the SQL stores; dialects supply the index writes."""
+class ContextIndex:
+    """Keeps a dialect's keyword postings in step with the rows: each memory's own tokens, its other-language key
+    terms and its conversational context (module docstring).
 
-    def __init__(self) -> None:
-        #: How content is kept at rest and which tokens index it (the engine sets its own).
-        self.codec: RowCodec = PlainCodec()
-        #: The codec index maintenance uses while a recode transaction re-seals rows (readers keep :attr:`codec`
-        #: until the engine swaps it after the commit).
-        self._recoding: RowCodec | None = None
+    Args:
+        postings: The dialect's keyword index.
+        codec: The codec of index maintenance at call time (the store's, or the one a recode is sealing under).
+        atomic: The store's write transaction (:meth:`repair` runs in one).
+    """
+
+    def __init__(
+        self,
+        postings: KeywordPostings,
+        codec: Callable[[], RowCodec],
+        atomic: Callable[[], AbstractContextManager[Any]],
+    ) -> None:
+        self.postings = postings
+        self._codec = codec
+        self._atomic = atomic
 
     @property
     def _ix(self) -> RowCodec:
         """The codec of index maintenance (it runs inside write transactions only)."""
-        return self._recoding or self.codec
+        return self._codec()
 
-    @abstractmethod
-    def atomic(self) -> Any:
-        """A write transaction (see the store)."""
-
-    @abstractmethod
-    def _index_keywords(
-        self, conn: Any, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
-    ) -> None:
-        """(Re)index one memory's keyword tokens (and its neighbours' tokens as context) in the open transaction."""
-
-    def _index_new_keywords(self, conn: Any, docs: Sequence[KeywordDoc]) -> None:
-        """Index ``(memory_id, user_id, tokens, context)`` of memories not in the index yet (batch form)."""
-        for memory_id, user_id, toks, context in docs:
-            self._index_keywords(conn, memory_id, user_id, toks, context)
-
-    @abstractmethod
-    def _unindex_keywords(self, conn: Any, memory_id: str) -> None:
-        """Drop one memory from the keyword index inside the open transaction."""
-
-    def _lock_session(self, conn: Any, user_id: str, session_id: str) -> None:  # noqa: B027 - optional hook
-        """Serialise context refreshes of one session until the transaction ends (a no-op with one writer)."""
-
-    def _index_inserted(self, conn: Any, rows: Sequence[NewMemory]) -> None:
+    def index_inserted(self, conn: Any, rows: Sequence[NewMemory]) -> None:
+        """Index memories inserted in the open transaction (a dialogue memory with its neighbours' context, and
+        theirs refreshed)."""
         own: dict[str, Sequence[str]] = {}
         spans: dict[tuple[str, str], list[int]] = {}
         alone: list[KeywordDoc] = []
@@ -124,9 +112,9 @@ class KeywordContext(ABC):
                 own[r.id] = toks
                 spans.setdefault((r.user_id, r.session_id), []).append(r.created_at)
         if alone:
-            self._index_new_keywords(conn, alone)
+            self.postings.index_new(conn, alone)
         for (owner, session), times in sorted(spans.items()):  # one lock order for every writer
-            self._refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
+            self.refresh_context(conn, owner, session, min(times), max(times), own, new=own.keys())
 
     def _xlang_tokens(self, memory_id: str, tier: str, xlang: str | None) -> list[str]:
         """The tokens of a memory's other-language key terms (the ``xlang_terms`` column, sealed like the content;
@@ -135,7 +123,7 @@ class KeywordContext(ABC):
         language without outweighing the own words of memories in the question's language."""
         return self._ix.index_tokens(tier, self._ix.open_field(memory_id, "xlang", xlang)) if xlang else []
 
-    def _place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
+    def place(self, conn: Any, memory_id: str) -> tuple[str, str, int] | None:
         """``(user_id, session_id, created_at)`` of a memory that takes part in conversational context."""
         row = conn.execute(
             "SELECT user_id, session_id, created_at, dialogue FROM memory_entries WHERE id = ?", (memory_id,)
@@ -144,7 +132,7 @@ class KeywordContext(ABC):
             return None
         return str(row[0]), str(row[1]), int(row[2])
 
-    def _reindex(self, conn: Any, memory_id: str, content: str | None = None) -> None:
+    def reindex(self, conn: Any, memory_id: str, content: str | None = None) -> None:
         """Bring one memory's keyword entry, and its neighbours' context, in line with its current row.
 
         Args:
@@ -160,16 +148,16 @@ class KeywordContext(ABC):
         owner, session, tier, created, stored, active, dialogue, xlang = row
         text = content if content is not None else self._ix.open(memory_id, stored)
         if not active:
-            self._unindex_keywords(conn, memory_id)
+            self.postings.unindex(conn, memory_id)
         elif session is None or not dialogue:
-            self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
-                                 self._xlang_tokens(memory_id, tier, xlang))
+            self.postings.index(conn, (memory_id, owner, self._ix.index_tokens(tier, text),
+                                       self._xlang_tokens(memory_id, tier, xlang)))
             return
         if session is not None and dialogue:
             own = {memory_id: self._ix.index_tokens(tier, text)} if active else None
-            self._refresh_context(conn, owner, session, int(created), int(created), own)
+            self.refresh_context(conn, owner, session, int(created), int(created), own)
 
-    def _refresh_context(
+    def refresh_context(
         self,
         conn: Any,
         user_id: str,
@@ -190,7 +178,7 @@ class KeywordContext(ABC):
             own: Known tokens of some memories (just written); others are tokenized from their rows.
             new: Memories inserted in this transaction, not in the keyword index yet.
         """
-        self._lock_session(conn, user_id, session_id)
+        self.postings.lock_session(conn, user_id, session_id)
         where = "FROM memory_entries WHERE user_id = ? AND session_id = ? AND is_active = 1 AND dialogue = 1 AND "
         key = (user_id, session_id)
         below = [r[0] for r in conn.execute(
@@ -236,14 +224,14 @@ class KeywordContext(ABC):
                 if mid in fresh_ids:
                     fresh.append((mid, user_id, own_toks[mid], [*context, *terms[mid]]))
                 else:
-                    self._index_keywords(conn, mid, user_id, own_toks[mid], [*context, *terms[mid]])
+                    self.postings.index(conn, (mid, user_id, own_toks[mid], [*context, *terms[mid]]))
         if fresh:
-            self._index_new_keywords(conn, fresh)
+            self.postings.index_new(conn, fresh)
 
-    def repair_keyword_index(self) -> int:
+    def repair(self) -> int:
         """Index active memories missing from the keyword index (with their conversational context) and drop
         entries of inactive ones. Returns how many memories it fixed."""
-        with self.atomic() as conn:
+        with self._atomic() as conn:
             missing = conn.execute(
                 "SELECT e.id, e.user_id, e.session_id, e.memory_type, e.created_at, e.content, e.dialogue, "
                 "e.xlang_terms FROM memory_entries e WHERE e.is_active = 1 "
@@ -254,18 +242,18 @@ class KeywordContext(ABC):
                 "JOIN memory_entries e ON e.id = d.memory_id WHERE e.is_active = 0"
             ).fetchall()
             for memory_id, *_rest in stale:
-                self._unindex_keywords(conn, memory_id)
+                self.postings.unindex(conn, memory_id)
             spans: dict[tuple[str, str], list[int]] = {}
             for memory_id, owner, session, tier, created, stored, dialogue, xlang in missing:
                 if session is None or not dialogue:
                     text = self._ix.open(memory_id, stored)
-                    self._index_keywords(conn, memory_id, owner, self._ix.index_tokens(tier, text),
-                                         self._xlang_tokens(memory_id, tier, xlang))
+                    self.postings.index(conn, (memory_id, owner, self._ix.index_tokens(tier, text),
+                                               self._xlang_tokens(memory_id, tier, xlang)))
                 else:
                     spans.setdefault((owner, session), []).append(int(created))
             for _memory_id, owner, session, created, dialogue in stale:
                 if session is not None and dialogue:
                     spans.setdefault((owner, session), []).append(int(created))
             for (owner, session), times in sorted(spans.items()):
-                self._refresh_context(conn, owner, session, min(times), max(times))
+                self.refresh_context(conn, owner, session, min(times), max(times))
         return len(missing) + len(stale)

@@ -1,5 +1,5 @@
-"""Rows behind knowledge that stays current (both SQL dialects): repetitions, memories as they were at a past
-moment, and complete erasure of a user or a memory.
+"""Rows behind knowledge that stays current (both SQL dialects): repetitions, a memory's versions and memories as
+they were at a past moment, and complete erasure of a user or a memory.
 
 - **Repetition**: a statement remembered again counts on the memory that holds it (:meth:`note_repeat`).
 - **As of**: :meth:`records_as_of` gives the memories that existed at a moment and changed since, as they were
@@ -14,13 +14,15 @@ moment, and complete erasure of a user or a memory.
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
-from hermes_memory_core.storage.metadata import Erasure, KeywordFilter, KeywordStats
-from hermes_memory_core.storage.sql.context import KeywordContext
-from hermes_memory_core.types import MemoryRecord
+from hermes_memory_core.storage.metadata import Erasure, KeywordFilter, RowCodec
+from hermes_memory_core.types import MemoryRecord, MemoryVersion
+
+if TYPE_CHECKING:
+    from hermes_memory_core.storage.sql.context import ContextIndex
 
 __all__ = ["ERASURE_PREFIX", "KnowledgeRows"]
 
@@ -34,42 +36,20 @@ def _key(erasure: Erasure) -> str:
     return f"{ERASURE_PREFIX}{erasure.kind}:{erasure.memory_id or erasure.user_id}"
 
 
-class KnowledgeRows(KeywordContext):
-    """Repetition, as-of reads and erasure over the shared SQL; dialects supply the keyword-index parts."""
+class KnowledgeRows:
+    """Repetition, as-of reads and erasure over the shared SQL: the half of
+    :class:`~hermes_memory_core.storage.sql.base.SQLMetadataStore` this module holds (the store mixes it in)."""
 
-    # ------------------------------------------------------------------ provided by the store and its dialect
-    @abstractmethod
-    def reader(self) -> Any:
-        """A connection for reads (see the store)."""
+    if TYPE_CHECKING:  # provided by SQLMetadataStore
+        keywords: ContextIndex
+        codec: RowCodec
 
-    @abstractmethod
-    def _record(self, row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord:
-        """A record from a row of ``COLUMNS`` (see the store)."""
-
-    @abstractmethod
-    def _tags_for(self, conn: Any, ids: Sequence[str]) -> dict[str, list[str]]:
-        """Tags of these memories (see the store)."""
-
-    @staticmethod
-    @abstractmethod
-    def _filters(flt: KeywordFilter) -> tuple[str, list[Any]]:
-        """SQL conditions on the ``memory_entries e`` alias (see the store)."""
-
-    @abstractmethod
-    def _unindex_user(self, conn: Any, user_id: str) -> None:
-        """Drop every keyword-index entry of one user inside the open transaction."""
-
-    @abstractmethod
-    def erase_residue(self, user_ids: Sequence[str]) -> None:
-        """See :meth:`~hermes_memory_core.storage.metadata.MetadataStore.erase_residue`."""
-
-    @abstractmethod
-    def checkpoint(self) -> None:
-        """See :meth:`~hermes_memory_core.storage.metadata.MetadataStore.checkpoint`."""
-
-    @abstractmethod
-    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
-        """See :meth:`~hermes_memory_core.storage.metadata.MetadataStore.keyword_stats`."""
+        def atomic(self) -> AbstractContextManager[Any]: ...
+        def reader(self) -> Any: ...
+        def _record(self, row: Sequence[Any], tags: Iterable[str] = ()) -> MemoryRecord: ...
+        def _tags_for(self, conn: Any, ids: Sequence[str]) -> dict[str, list[str]]: ...
+        @staticmethod
+        def _filters(flt: KeywordFilter) -> tuple[str, list[Any]]: ...
 
     # ------------------------------------------------------------------ repetition
     def note_repeat(self, memory_id: str, now: int, detail: str = "") -> None:
@@ -92,7 +72,7 @@ class KnowledgeRows(KeywordContext):
                 (memory_id, row[0], now, detail),
             )
 
-    # ------------------------------------------------------------------ as of
+    # ------------------------------------------------------------------ history, and as of
     def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
         """The user's memories that existed at ``as_of`` and changed since (updated or soft-deleted), as they were
         then. Memories never changed are left out: their current row is what they were."""
@@ -118,6 +98,23 @@ class KnowledgeRows(KeywordContext):
             then = (*r[:3], r[13], *r[4:8], r[14], r[9], r[12], r[11])  # that version's content, time and number
             out.append(self._record(then, tags.get(r[0], ())))
         return out
+
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every version, oldest first, each with the time span it was current (see :class:`MemoryVersion`)."""
+        conn = self.reader()
+        rows = conn.execute(
+            "SELECT memory_id, version, content, created_at, note FROM memory_versions "
+            "WHERE memory_id = ? ORDER BY version",
+            (memory_id,),
+        ).fetchall()
+        entry = conn.execute("SELECT is_active, deleted_at FROM memory_entries WHERE id = ?", (memory_id,)).fetchone()
+        ended = None if entry is None or entry[0] or entry[1] is None else int(entry[1])
+        ends = [int(r[3]) for r in rows[1:]] + [ended]
+        return [
+            MemoryVersion(r[0], int(r[1]), self.codec.open(r[0], r[2]), int(r[3]),
+                          self.codec.open_field(r[0], "note", r[4]), int(r[3]), end)
+            for r, end in zip(rows, ends, strict=True)
+        ]
 
     # ------------------------------------------------------------------ erasure
     def record_erasure(self, erasure: Erasure) -> None:
@@ -149,7 +146,7 @@ class KnowledgeRows(KeywordContext):
         """Delete every row of one user in one transaction. Returns the ids of the memories removed."""
         with self.atomic() as conn:
             ids = [r[0] for r in conn.execute("SELECT id FROM memory_entries WHERE user_id = ?", (user_id,))]
-            self._unindex_user(conn, user_id)
+            self.keywords.postings.unindex_user(conn, user_id)
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))

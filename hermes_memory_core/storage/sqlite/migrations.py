@@ -11,70 +11,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from hermes_memory_core.storage.sql.shards import KEYWORD_SHARDS
+from hermes_memory_core.storage.sql.tables import INITIAL, SESSIONS, SQLITE, render
 
 __all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_table", "pending"]
 
 
 def m001_initial(conn: sqlite3.Connection) -> None:
     """Tables of docs/design.md#storage: entries, versions, access log, meta, tags."""
-    conn.executescript(
-        """
-        CREATE TABLE memory_entries (
-            id               TEXT PRIMARY KEY,
-            user_id          TEXT NOT NULL,
-            session_id       TEXT,
-            content          TEXT NOT NULL,
-            memory_type      TEXT NOT NULL CHECK (memory_type IN ('short_term', 'long_term', 'permanent')),
-            embedding_id     TEXT,
-            importance_score REAL NOT NULL DEFAULT 0.5,
-            access_count     INTEGER NOT NULL DEFAULT 0,
-            created_at       INTEGER NOT NULL,
-            updated_at       INTEGER NOT NULL,
-            expires_at       INTEGER,
-            is_active        INTEGER NOT NULL DEFAULT 1,
-            version          INTEGER NOT NULL DEFAULT 1,
-            metadata         TEXT NOT NULL DEFAULT '{}',
-            deleted_at       INTEGER,
-            delete_reason    TEXT
-        );
-        CREATE INDEX idx_entries_user_type ON memory_entries(user_id, memory_type);
-        CREATE INDEX idx_entries_expires ON memory_entries(expires_at);
-        CREATE INDEX idx_entries_session ON memory_entries(session_id);
-        CREATE INDEX idx_entries_created ON memory_entries(created_at);
-
-        CREATE TABLE memory_versions (
-            memory_id  TEXT NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
-            version    INTEGER NOT NULL,
-            content    TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            note       TEXT NOT NULL DEFAULT '',
-            PRIMARY KEY (memory_id, version)
-        );
-
-        CREATE TABLE memory_access_log (
-            id         INTEGER PRIMARY KEY AUTOINCREMENT,
-            memory_id  TEXT NOT NULL,
-            user_id    TEXT NOT NULL,
-            action     TEXT NOT NULL,
-            at         INTEGER NOT NULL,
-            detail     TEXT NOT NULL DEFAULT ''
-        );
-        CREATE INDEX idx_access_memory ON memory_access_log(memory_id);
-        CREATE INDEX idx_access_user_at ON memory_access_log(user_id, at);
-
-        CREATE TABLE memory_meta (
-            key   TEXT PRIMARY KEY,
-            value TEXT NOT NULL
-        );
-
-        CREATE TABLE memory_tags (
-            memory_id TEXT NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
-            tag       TEXT NOT NULL,
-            PRIMARY KEY (memory_id, tag)
-        );
-        CREATE INDEX idx_tags_tag ON memory_tags(tag);
-        """
-    )
+    conn.executescript(render(INITIAL, SQLITE))
 
 
 def fts_table(shard: int) -> str:
@@ -107,52 +51,7 @@ def m002_keyword_index(conn: sqlite3.Connection) -> None:
 def m003_sessions(conn: sqlite3.Connection) -> None:
     """Short-term memory: per-session messages (the ring buffer), running summary chunks, a durable promotion
     queue for evicted turns, session activity for forgetting, and last-access times for freshness."""
-    conn.executescript(
-        """
-        CREATE TABLE sessions (
-            user_id        TEXT NOT NULL,
-            session_id     TEXT NOT NULL,
-            created_at     INTEGER NOT NULL,
-            last_active_at INTEGER NOT NULL,
-            closed_at      INTEGER,
-            next_turn      INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (user_id, session_id)
-        );
-        CREATE TABLE session_messages (
-            id         INTEGER PRIMARY KEY AUTOINCREMENT,
-            user_id    TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            turn       INTEGER NOT NULL,
-            role       TEXT NOT NULL,
-            content    TEXT NOT NULL,
-            data       TEXT NOT NULL DEFAULT '{}',
-            created_at INTEGER NOT NULL,
-            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id) ON DELETE CASCADE
-        );
-        CREATE INDEX idx_session_messages ON session_messages(user_id, session_id, turn);
-        CREATE TABLE session_summaries (
-            id         INTEGER PRIMARY KEY AUTOINCREMENT,
-            user_id    TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            text       TEXT NOT NULL,
-            first_turn INTEGER NOT NULL,
-            last_turn  INTEGER NOT NULL,
-            level      INTEGER NOT NULL DEFAULT 1,
-            created_at INTEGER NOT NULL,
-            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id) ON DELETE CASCADE
-        );
-        CREATE INDEX idx_session_summaries ON session_summaries(user_id, session_id, id);
-        CREATE TABLE promotion_queue (
-            id         INTEGER PRIMARY KEY AUTOINCREMENT,
-            user_id    TEXT NOT NULL,
-            session_id TEXT,
-            content    TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            attempts   INTEGER NOT NULL DEFAULT 0
-        );
-        ALTER TABLE memory_entries ADD COLUMN last_accessed_at INTEGER;
-        """
-    )
+    conn.executescript(render(SESSIONS, SQLITE))
 
 
 def m004_keyword_context(conn: sqlite3.Connection) -> None:

@@ -1,90 +1,20 @@
 """Metadata store on SQLite in WAL mode: one writer at a time, readers in parallel, thread-safe.
 
-Pragmas follow docs/design.md#storage: ``journal_mode=WAL``, ``synchronous=NORMAL``, ``busy_timeout=5000``,
-``foreign_keys=ON``. Writes go through one connection guarded by a lock (``atomic()`` nests with
-SAVEPOINTs); each thread reads through its own connection, so searches never wait for a writer.
-A committed transaction survives a killed process (WAL + NORMAL loses at most the last commits on power loss).
-
-**Read-only** (``read_only=True``): every connection is opened ``mode=ro`` and ``query_only``, no migration or
-checkpoint runs, and nothing in the folder is written. A WAL database needs its ``-shm`` index to be read: with
-no ``-wal`` (a cleanly closed store) on read-only media, or with no writer possible (``alone``), the file is opened
-``immutable=1`` (nothing to lock, nothing in a log); with a ``-wal`` and its ``-shm`` on read-only media it is read
-through them (nothing there can change); when writers share the file it is read as they read it (SQLite keeps its
-``-shm`` index); otherwise (a ``-wal`` left by a killed writer: a reader would rebuild its index; or a ``-wal``
-without its ``-shm`` on read-only media) the database and its log are copied into a private temporary folder and
-read there (``immutable`` would skip the log's commits).
+The shared rows (:class:`~hermes_memory_core.storage.sql.base.SQLMetadataStore`) over the two SQLite parts it
+holds: the database (:class:`~hermes_memory_core.storage.sqlite.database.SQLiteDatabase`: connections, WAL,
+migrations, read-only opening, checkpoints, backups) and the FTS5 keyword index
+(:class:`~hermes_memory_core.storage.sqlite.keywords.FTS5Postings`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
-import shutil
-import sqlite3
-import tempfile
-import threading
-import time
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hermes_memory_core.errors import ConsistencyError, StorageFullError, StoreBusyError, StoreClosedError
-from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
-from hermes_memory_core.storage.private_files import tighten
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
-from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
-from hermes_memory_core.storage.sqlite import migrations
-from hermes_memory_core.storage.sqlite.schema import schema_problems
-from hermes_memory_core.storage.sqlite.term_weights import (
-    TermWeights,
-    column_filter,
-    quoted,
-    shard_averages,
-    term_documents,
-)
-from hermes_memory_core.storage.sqlite.upkeep import SegmentMerger
+from hermes_memory_core.storage.sqlite.database import CHECKPOINT_WAIT_S, SQLiteDatabase
+from hermes_memory_core.storage.sqlite.keywords import FTS5Postings
 
 __all__ = ["CHECKPOINT_WAIT_S", "SQLiteMetadataStore"]
-
-log = logging.getLogger("hermes_memory.storage")
-
-#: Longest a :meth:`SQLiteMetadataStore.checkpoint` waits for readers, in all (the write lock is free meanwhile).
-CHECKPOINT_WAIT_S = 2.0
-
-_BUSY_MS = 5000
-_PRAGMAS = (
-    "PRAGMA journal_mode=WAL",
-    "PRAGMA secure_delete=ON",
-    "PRAGMA synchronous=NORMAL",
-    f"PRAGMA busy_timeout={_BUSY_MS}",
-    "PRAGMA foreign_keys=ON",
-)
-
-
-def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
-    """The typed error of SQLite's "database or disk is full" (SQLITE_FULL), or of an I/O error on a disk with
-    (almost) no room left (SQLite reports a ``-shm`` index it cannot map on a full tmpfs so), else None."""
-    if isinstance(exc, sqlite3.OperationalError) and (
-        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
-        or ("disk I/O error" in str(exc) and _nearly_full(path))
-    ):
-        return StorageFullError(f"the disk holding {path} is full ({exc}); free some space and try again "
-                                "(nothing of this write was stored)")
-    return StorageFullError.from_os_error(exc, path)
-
-
-def _nearly_full(path: Path) -> bool:
-    """Whether the filesystem of ``path`` has less than 1 MiB free."""
-    try:
-        st = os.statvfs(path.parent)
-    except OSError:
-        return False
-    return st.f_bavail * st.f_frsize < 2**20
-
-
-def _fts_query(user: str, tokens: Sequence[str], with_context: bool = True) -> str:
-    terms = " OR ".join(quoted(t) for t in tokens)
-    return f'user_key : "{user}" AND {column_filter(with_context)} : ({terms})'
 
 
 class SQLiteMetadataStore(SQLMetadataStore):
@@ -95,64 +25,30 @@ class SQLiteMetadataStore(SQLMetadataStore):
         background_merge: Merge the keyword index's new segments on a daemon thread after each write (see
             :mod:`~hermes_memory_core.storage.sqlite.upkeep`); False leaves them for
             :meth:`merge_keyword_segments`.
-        read_only: Open it read-only (module docstring).
+        read_only: Open it read-only (see :mod:`~hermes_memory_core.storage.sqlite.database`).
         alone: No other process can write the file meanwhile (the caller holds the data directory's lock in a
             way that excludes writers): a read-only open may then read a cleanly closed file ``immutable``.
     """
 
+    db: SQLiteDatabase
+
     def __init__(self, path: str | Path, *, background_merge: bool = True, read_only: bool = False,
                  alone: bool = False) -> None:
-        super().__init__()
-        self.path = Path(path)
+        db = SQLiteDatabase(path, read_only=read_only, alone=alone)
+        self.postings = FTS5Postings(db, background_merge=background_merge)
+        db.after_commit = self.postings.merger.kick
+        super().__init__(db, self.postings)
+        self.path = db.path
         self.read_only = read_only
-        self._alone = alone
-        self._uri: str | None = None  # the read-only URI every connection opens
-        self._copy: Path | None = None  # private copy of a WAL database read from read-only media
-        self._write_lock = threading.RLock()
-        self._writer: sqlite3.Connection | None = None
-        self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
-        self._readers_lock = threading.Lock()
-        self._depth = 0
-        self._closed = False
-        self.location = str(self.path)
-        self._term_weights = TermWeights()
-        self._merger = SegmentMerger(self.atomic, migrations.fts_table, background=background_merge)
-        #: Longest :meth:`checkpoint` waits for readers, in seconds.
-        self.checkpoint_wait = CHECKPOINT_WAIT_S
 
-    # ------------------------------------------------------------------ connections
-    def _connect(self) -> sqlite3.Connection:
-        if self._uri is not None:
-            conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False, timeout=5.0)
-            conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
-            conn.execute("PRAGMA query_only=ON")
-            return conn
-        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=5.0)
-        for pragma in _PRAGMAS:
-            conn.execute(pragma)
-        return conn
+    @property
+    def checkpoint_wait(self) -> float:
+        """Longest :meth:`checkpoint` waits for readers, in seconds."""
+        return self.db.checkpoint_wait
 
-    def _read_only_uri(self) -> str:
-        """How to open the file without writing to it (module docstring)."""
-        from hermes_memory_core.storage.read_only import folder_writable, read_only_error
-
-        if not self.path.is_file():
-            raise read_only_error(self.path.parent, "create a store", "there is no store to read here")
-        wal, shm = (self.path.with_name(self.path.name + suffix) for suffix in ("-wal", "-shm"))
-        writable = folder_writable(self.path.parent)
-        path, extra = self.path, ""
-        if not wal.exists():
-            if not writable or self._alone:
-                extra = "&immutable=1"
-        elif (shm.exists() and not writable) or (writable and not self._alone):
-            pass  # read through the log and its index (media that cannot change, or writers sharing the file)
-        else:  # a log alone on read-only media, or one whose index a reader would rewrite: read a private copy
-            self._copy = Path(tempfile.mkdtemp(prefix="hermes-read-only-"))
-            path = self._copy / self.path.name
-            shutil.copyfile(self.path, path)
-            shutil.copyfile(wal, path.with_name(path.name + "-wal"))
-        return f"file:{path.resolve().as_posix()}?mode=ro{extra}"
+    @checkpoint_wait.setter
+    def checkpoint_wait(self, seconds: float) -> None:
+        self.db.checkpoint_wait = seconds
 
     def open(self) -> None:
         """Connect, apply pending migrations and check the file holds exactly our schema.
@@ -160,321 +56,9 @@ class SQLiteMetadataStore(SQLMetadataStore):
         Raises:
             ConsistencyError: The file holds a trigger, a view or another object our migrations did not create.
         """
-        self._term_weights.forget()
-        if self.read_only:
-            self._open_read_only()
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._writer = self._connect()
-            with self._write_lock:
-                migrations.apply_pending(self._writer)
-                problems = schema_problems(self._writer)
-        except sqlite3.OperationalError as exc:
-            full = _disk_full(exc, self.path)
-            if full is None:
-                raise
-            self.close()
-            raise full from exc
-        tighten(self.path.parent)  # the new file and its log: 0600 whatever the umask
-        if problems:
-            self.close()
-            raise ConsistencyError(
-                f"the store at {self.path} holds schema objects Hermes Memory did not create ({'; '.join(problems[:5])});"
-                " refusing to open it: remove them, or restore the store from a bundle"
-            )
-
-    def _open_read_only(self) -> None:
-        from hermes_memory_core.storage.read_only import read_only_error
-
-        self._uri = self._read_only_uri()
-        try:
-            self._writer = self._connect()
-            with self._write_lock:
-                pending = [m.__name__ for m in migrations.MIGRATIONS
-                           if m.__name__ not in set(migrations.applied(self._writer))]
-                problems = schema_problems(self._writer) if not pending else []
-        except sqlite3.Error as exc:
-            self.close()
-            raise ConsistencyError(f"cannot read the store at {self.path} read-only: {exc}") from exc
-        if pending:
-            self.close()
-            raise read_only_error(self.path, "upgrade the store's schema",
-                                  f"it lacks {', '.join(pending)}: open it writable once with this version")
-        if problems:
-            self.close()
-            raise ConsistencyError(f"the store at {self.path} holds schema objects Hermes Memory did not create "
-                                   f"({'; '.join(problems[:5])})")
-
-    def reader(self) -> sqlite3.Connection:
-        """This thread's read-only connection (readers never wait for the writer in WAL mode)."""
-        if self._closed:
-            raise StoreClosedError("the metadata store is closed")
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            conn.execute("PRAGMA query_only=ON")
-            self._local.conn = conn
-            with self._readers_lock:
-                self._readers.append(conn)
-        return conn
-
-    def close(self) -> None:
-        self._merger.close()  # before the write lock: a merge step in progress needs it to finish
-        with self._write_lock:
-            self._closed = True
-            if self._writer is not None:
-                if not self.read_only:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                self._writer.close()
-                self._writer = None
-        with self._readers_lock:
-            for conn in self._readers:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._readers.clear()
-        if self._copy is not None:
-            shutil.rmtree(self._copy, ignore_errors=True)
-            self._copy = None
-
-    @contextlib.contextmanager
-    def atomic(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction on the single writer connection; nested calls become SAVEPOINTs."""
-        with self._write_lock:
-            conn = self._writer
-            if conn is None:
-                raise StoreClosedError("the metadata store is closed")
-            if self._depth == 0:
-                conn.execute("BEGIN IMMEDIATE")
-                commit, rollback = "COMMIT", "ROLLBACK"
-            else:
-                name = f"sp{self._depth}"
-                conn.execute(f"SAVEPOINT {name}")
-                commit, rollback = f"RELEASE {name}", f"ROLLBACK TO {name}; RELEASE {name}"
-            self._depth += 1
-            try:
-                yield conn
-            except BaseException as exc:
-                self._depth -= 1
-                full = None if isinstance(exc, StorageFullError) else _disk_full(exc, self.path)
-                quiet = full is not None or isinstance(exc, StorageFullError)
-                with contextlib.suppress(sqlite3.Error) if quiet else contextlib.nullcontext():
-                    for stmt in rollback.split("; "):  # SQLite may have rolled back a full disk's write itself
-                        conn.execute(stmt)
-                if full is not None:
-                    raise full from exc
-                raise
-            else:
-                self._depth -= 1
-                try:
-                    conn.execute(commit)
-                except sqlite3.OperationalError as exc:
-                    full = _disk_full(exc, self.path)
-                    if full is None:
-                        raise
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK" if self._depth == 0 else rollback.split("; ")[0])
-                    raise full from exc
-        if self._depth == 0:
-            self._merger.kick()
+        self.postings.term_weights.forget()
+        self.db.open()
 
     def merge_keyword_segments(self) -> None:
         """Merge, now and in this thread, the keyword segments writes left (what the background merge does)."""
-        self._merger.run_pending()
-
-    def applied_migrations(self) -> list[str]:
-        return migrations.applied(self.reader())
-
-    def json_text(self, column: str, key: str) -> str:
-        return f"json_extract({column}, '$.{key}')"
-
-    # ------------------------------------------------------------------ keyword index (FTS5)
-    def _index_keywords(
-        self, conn: sqlite3.Connection, memory_id: str, user_id: str, toks: Sequence[str], context: Sequence[str] = ()
-    ) -> None:
-        shard = keyword_shard(user_id)
-        self._merger.touched(shard)
-        self._term_weights.changed(migrations.fts_table(shard))
-        row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
-        if row is None:
-            doc = conn.execute(
-                "INSERT INTO memory_keyword_docs (memory_id, shard) VALUES (?, ?)", (memory_id, shard)
-            ).lastrowid
-        else:
-            doc = row[0]
-            conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (doc,))
-            conn.execute("UPDATE memory_keyword_docs SET shard = ? WHERE doc = ?", (shard, doc))
-        conn.execute(
-            f"INSERT INTO {migrations.fts_table(shard)} (rowid, user_key, tokens, context) VALUES (?, ?, ?, ?)",
-            (doc, user_key(user_id), " ".join(toks), " ".join(context)),
-        )
-
-    def _unindex_keywords(self, conn: sqlite3.Connection, memory_id: str) -> None:
-        row = conn.execute("SELECT doc, shard FROM memory_keyword_docs WHERE memory_id = ?", (memory_id,)).fetchone()
-        if row is not None:
-            self._merger.touched(row[1])
-            self._term_weights.changed(migrations.fts_table(row[1]))
-            conn.execute(f"DELETE FROM {migrations.fts_table(row[1])} WHERE rowid = ?", (row[0],))
-            conn.execute("DELETE FROM memory_keyword_docs WHERE doc = ?", (row[0],))
-
-    def keyword_search(
-        self,
-        user_id: str,
-        terms: Sequence[str],
-        limit: int,
-        flt: KeywordFilter | None = None,
-        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
-    ) -> list[tuple[str, float]]:
-        """BM25 over one user's active memories. Returns ``(id, score)`` with higher scores better.
-
-        FTS5 weighs each column's term frequency: own tokens 1.0, conversational context ``context_weight``. Terms
-        in at least half of the shard's rows (weight at FTS5's floor) are left out of the query
-        (:class:`~hermes_memory_core.storage.sqlite.term_weights.TermWeights`).
-
-        One statement does the usual case: FTS5 ranks its own top ``3 × limit`` documents (no join), and only those
-        are mapped to memories and checked against the filters by primary key. If filtering leaves too few while
-        more matches exist, one joined query ranks the filtered set.
-        """
-        if not terms:
-            return []
-        fts = migrations.fts_table(keyword_shard(user_id))
-        conn = self.reader()
-        with_context = context_weight > 0
-        weighty = self._term_weights.weighty(conn, fts, list(dict.fromkeys(terms)), with_context)
-        match = _fts_query(user_key(user_id), weighty, with_context)
-        where, params = self._filters(flt or KeywordFilter(user_id))
-        fetch = limit * 3
-        # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
-        # the same order whatever the last bits of their floating-point sums
-        rows = conn.execute(
-            f"WITH top AS (SELECT rowid AS doc, -bm25({fts}, 0.0, 1.0, ?) AS score FROM {fts} WHERE {fts} MATCH ? "
-            "ORDER BY score DESC LIMIT ?) "
-            "SELECT e.id, round(top.score, 9) AS s, (SELECT count(*) FROM top) FROM top "
-            "JOIN memory_keyword_docs d ON d.doc = top.doc JOIN memory_entries e ON e.id = d.memory_id "
-            f"WHERE +e.user_id = ? AND +e.is_active = 1 {where} ORDER BY s DESC, e.id LIMIT ?",
-            [context_weight, match, fetch, user_id, *params, limit],
-        ).fetchall()
-        found = [(r[0], float(r[1])) for r in rows]
-        # fewer than asked: only if FTS5's top was full can filtered-out documents hide more matches
-        saturated = rows[0][2] >= fetch if rows else self._count_matches(conn, fts, match, fetch) >= fetch
-        if len(found) >= limit or not saturated:
-            return found
-        sql = (
-            f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0, ?), 9) AS score FROM {fts} "
-            f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
-            f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} ORDER BY score DESC, e.id LIMIT ?"
-        )
-        return [(r[0], float(r[1])) for r in conn.execute(sql, [context_weight, match, user_id, *params, limit])]
-
-    @staticmethod
-    def _count_matches(conn: sqlite3.Connection, fts: str, match: str, cap: int) -> int:
-        """How many documents match, counting no further than ``cap``."""
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
-        return int(conn.execute(sql, (match, cap)).fetchone()[0])
-
-    def _unindex_user(self, conn: sqlite3.Connection, user_id: str) -> None:
-        fts = migrations.fts_table(keyword_shard(user_id))
-        docs = "SELECT d.doc FROM memory_keyword_docs d JOIN memory_entries e ON e.id = d.memory_id WHERE e.user_id = ?"
-        conn.execute(f"DELETE FROM {fts} WHERE rowid IN ({docs})", (user_id,))
-        conn.execute(f"DELETE FROM memory_keyword_docs WHERE doc IN ({docs})", (user_id,))
-        self._term_weights.forget()
-
-    def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
-        """FTS5's own BM25 statistics of the user's shard: row count and mean row size (every column) from the
-        index's averages record, and per term the rows that hold it in the columns the keyword leg matches."""
-        fts = migrations.fts_table(keyword_shard(user_id))
-        conn = self.reader()
-        numbers = shard_averages(conn, fts)
-        docs = numbers[0] if numbers else 0
-        avg = sum(numbers[1:]) / docs if docs else 1.0
-        df = {t: term_documents(conn, fts, t, context_weight > 0) for t in dict.fromkeys(terms)}
-        return KeywordStats(docs, avg or 1.0, df)
-
-    def erase_residue(self, user_ids: Sequence[str]) -> None:
-        """Merge the users' keyword shards into one segment each (FTS5 keeps a deleted row's terms in older
-        segments until a merge), then checkpoint the WAL into the database and truncate it (at once, or not at all
-        while a reader holds it: then the caller's :meth:`checkpoint` waits for it). With ``secure_delete``
-        on, every page those steps free is zeroed, so no file keeps a deleted word."""
-        for shard in sorted({keyword_shard(u) for u in user_ids}):
-            fts = migrations.fts_table(shard)
-            with self.atomic() as conn:
-                conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
-        with contextlib.suppress(StoreBusyError):  # a reader holds the WAL: the erasure's last checkpoint waits
-            self._checkpoint(wait=0.0)
-        self._rewrite_file()
-
-    def _rewrite_file(self) -> None:
-        """Rebuild the database file page by page (``VACUUM``): a page that held only deleted rows goes to the
-        freelist, and a later write that takes it back fills only part of it, so the rest of it could show a
-        deleted row again; a rebuilt file has no free page. Skipped (the caller's checkpoint still runs) while a
-        reader holds the file; the cost is one copy of the file."""
-        with self._write_lock:
-            conn = self._writer
-            if conn is None:
-                raise StoreClosedError("the metadata store is closed")
-            try:
-                conn.execute("VACUUM")
-            except sqlite3.OperationalError as exc:
-                log.warning("hermes_memory: could not rebuild %s after an erasure (%s); its free pages are kept "
-                            "until the next erasure", self.path, exc)
-
-    def checkpoint(self) -> None:
-        """Copy the WAL into the database file and truncate it to zero bytes.
-
-        A reader's open transaction (another process's backup, a ``sqlite3`` shell) keeps the WAL from being
-        truncated: each try then returns at once, the write lock is free between tries (other writes go on), and
-        after :attr:`checkpoint_wait` seconds in all :class:`StoreBusyError` says the checkpoint is left to do.
-
-        Raises:
-            StoreBusyError: Readers held the WAL for longer than :attr:`checkpoint_wait`.
-        """
-        self._checkpoint(self.checkpoint_wait)
-
-    def _checkpoint(self, wait: float) -> None:
-        deadline, pause = time.monotonic() + wait, 0.01
-        while True:
-            with self._write_lock:
-                conn = self._writer
-                if conn is None:
-                    raise StoreClosedError("the metadata store is closed")
-                conn.execute("PRAGMA busy_timeout=0")
-                try:
-                    busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                finally:
-                    conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
-            if not busy:
-                return
-            if time.monotonic() + pause > deadline:
-                raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {wait:g} s; "
-                                     "the checkpoint is left for reconcile() or the next open")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.25)
-
-    def optimize_keyword_index(self) -> None:
-        """Merge the FTS index into one segment (queries on a large index get about twice as fast; entries of
-        deleted or re-sealed rows leave the segments, their pages zeroed by ``secure_delete``), then checkpoint the
-        write-ahead log into the file and truncate it."""
-        for shard in range(migrations.KEYWORD_SHARDS):
-            fts = migrations.fts_table(shard)
-            with self.atomic() as conn:
-                conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
-        with self._write_lock:
-            if self._writer is not None:
-                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def integrity_check(self) -> str:
-        return str(self.reader().execute("PRAGMA integrity_check").fetchone()[0])
-
-    # ------------------------------------------------------------------ portability
-    def backup_to(self, target: Path) -> None:
-        """A consistent copy through SQLite's online backup API (never a torn file copy)."""
-        with self._write_lock:
-            if self._writer is None:
-                raise StoreClosedError("the metadata store is closed")
-            dest = sqlite3.connect(str(target))
-            try:
-                self._writer.backup(dest)
-                dest.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dest.close()
+        self.postings.merge_pending()

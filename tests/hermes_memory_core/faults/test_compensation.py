@@ -75,7 +75,7 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
 def test_reconcile_rebuilds_keyword_rows(mem: MemoryProvider) -> None:
     mid = mem.add("我喜欢喝美式咖啡", user_id="u")
     with mem.engine.metadata.atomic() as conn:
-        mem.engine.metadata._unindex_keywords(conn, mid)
+        mem.engine.metadata.keywords.postings.unindex(conn, mid)
     assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5) == []
     assert mem.reconcile().keyword_rows_repaired == 1
     assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5)[0][0] == mid

@@ -144,11 +144,11 @@ def test_the_store_merges_its_keyword_segments_by_itself(tmp_path: Path) -> None
     store.open()
     _fill_session_by_session(store)
     deadline = time.monotonic() + 30
-    while not store._merger.idle() and time.monotonic() < deadline:
+    while not store.postings.merger.idle() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert store._merger.idle() and store._merger.steps > 0
+    assert store.postings.merger.idle() and store.postings.merger.steps > 0
     assert _segments(store) < _segments(paused)
     assert store.keyword_search("u", ["tea", "map"], 40) == paused.keyword_search("u", ["tea", "map"], 40)
     store.close()  # a closed store's merge thread has stopped
-    assert store._merger._thread is not None and not store._merger._thread.is_alive()
+    assert store.postings.merger._thread is not None and not store.postings.merger._thread.is_alive()
     paused.close()
