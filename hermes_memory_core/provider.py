@@ -58,7 +58,9 @@ class MemoryProvider(StoreAdministration):
         llm: Default host model for summaries, classification and normalisation (sessions may bring their
             own); without one the deterministic fallbacks run.
         caller: Default identity for permanent-tier access (see :mod:`hermes_memory_core.trust.permissions`);
-            without one, permanent memories can be neither read nor written.
+            without one, a call about one user acts as that user (:meth:`caller_for`: their own facts, read by
+            ``search``/``list_memories``/``get``/``export`` with ``user_id``, written by ``remember``), and nothing
+            else may read or write the permanent tier.
         clock: Returns the current Unix time; tests and replays may pass their own.
 
     Raises:
@@ -136,10 +138,16 @@ class MemoryProvider(StoreAdministration):
     def _who(self, caller: Caller | None) -> Caller:
         return self.caller if caller is None else v.check_caller(caller)
 
+    def _reader(self, user_id: str | None, caller: Caller | None) -> Caller:
+        """Who reads: as :meth:`caller_for` the user named, when there is one (a caller bound to another user reads
+        none of their facts), else the provider's caller."""
+        return self._who(caller) if user_id is None else self.caller_for(user_id, caller).toward(user_id)
+
     def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
-        """Who a surface serving ``user_id`` acts as: ``caller`` when given, else the provider's own caller when it
-        was given one, else the user themselves (:meth:`Caller.for_user`: that user's facts only; a tool result's
-        ``source="tool"`` may not write them)."""
+        """Who a call about ``user_id`` acts as: ``caller`` when given, else the provider's own caller when it was
+        given one, else the user themselves (:meth:`Caller.for_user`: that user's facts only; a tool result's
+        ``source="tool"`` may not write them). ``remember``, ``recall``, ``search``, ``list_memories``, ``get`` and
+        ``history`` with a ``user_id``, and ``export(user_id=...)``, run as it."""
         if caller is not None:
             return v.check_caller(caller)
         if self._caller_given:
@@ -363,17 +371,18 @@ class MemoryProvider(StoreAdministration):
         Args:
             memory_id: Its UUID.
             user_id: When given, the memory must belong to this user (else :class:`NotFoundError`).
-            caller: Who reads (permanent memories need ``read_permanent``).
+            caller: Who reads (permanent memories need ``read_permanent``); by default the user named by ``user_id``
+                (:meth:`caller_for`), or the provider's caller without one.
         """
         self.engine.need_open()
-        return self.engine.owned(memory_id, user_id, self._who(caller))
+        return self.engine.owned(memory_id, user_id, self._reader(user_id, caller))
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
     ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self.engine.need_open()
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), include_inactive=True)
+        rec = self.engine.owned(memory_id, user_id, self._reader(user_id, caller), include_inactive=True)
         return self.engine.versions(rec.id)
 
     def list_memories(
@@ -390,8 +399,9 @@ class MemoryProvider(StoreAdministration):
     ) -> list[MemoryRecord]:
         """One user's active memories, oldest first, with the filters of :meth:`search` and no ranking.
 
-        Permanent memories are listed only for callers with ``read_permanent`` (asking for only them without it
-        raises :class:`PermissionDeniedError`); each listed one is logged as a permanent read.
+        Permanent memories are listed for callers that may read that user's (by default the user themselves, see
+        :meth:`caller_for`; asking for only them without the permission raises :class:`PermissionDeniedError`);
+        each listed one is logged as a permanent read.
 
         Args:
             user_id: Whose memories.
@@ -404,7 +414,7 @@ class MemoryProvider(StoreAdministration):
             caller: Who reads.
         """
         self.engine.need_open()
-        who = self._who(caller)
+        who = self._reader(user_id, caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
         flt = self.engine.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
@@ -445,7 +455,8 @@ class MemoryProvider(StoreAdministration):
             as_of: Answer as the store stood at this Unix time: memories that existed then (also those deleted
                 since), each with the version current then (both legs score that version's text); ``now``
                 defaults to it.
-            caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
+            caller: Who searches; permanent memories are only searched for callers that may read the user's (by
+                default the user themselves, see :meth:`caller_for`).
             llm: The host's model for this search (default: the provider's ``llm``): with one, a question asked
                 of a user who also holds memories in the other language is translated and searched beside itself
                 (``llm_translation``; cached, at most ``llm_translation_timeout_seconds``).
@@ -458,7 +469,8 @@ class MemoryProvider(StoreAdministration):
         """
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=llm or self.llm)
+                                   min_score=min_score, as_of=as_of, who=self._reader(user_id, caller),
+                                   llm=llm or self.llm)
 
     def recall(
         self,
@@ -482,7 +494,7 @@ class MemoryProvider(StoreAdministration):
         Filters and ``llm`` as in :meth:`search`."""
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
-                                   who=self.caller_for(user_id, caller), llm=llm or self.llm)
+                                   who=self._reader(user_id, caller), llm=llm or self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
