@@ -58,9 +58,8 @@ class MemoryProvider(StoreAdministration):
         llm: Default host model for summaries, classification and normalisation (sessions may bring their
             own); without one the deterministic fallbacks run.
         caller: Default identity for permanent-tier access (see :mod:`hermes_memory_core.trust.permissions`);
-            without one, a call about one user acts as that user (:meth:`caller_for`: their own facts, read by
-            ``search``/``list_memories``/``get``/``export`` with ``user_id``, written by ``remember``), and nothing
-            else may read or write the permanent tier.
+            without one, a call about one user acts as that user (:meth:`caller_for`), and nothing else may read
+            or write the permanent tier.
         clock: Returns the current Unix time; tests and replays may pass their own.
 
     Raises:
@@ -138,16 +137,13 @@ class MemoryProvider(StoreAdministration):
     def _who(self, caller: Caller | None) -> Caller:
         return self.caller if caller is None else v.check_caller(caller)
 
-    def _reader(self, user_id: str | None, caller: Caller | None) -> Caller:
-        """Who reads: as :meth:`caller_for` the user named, when there is one (a caller bound to another user reads
-        none of their facts), else the provider's caller."""
+    def _reader(self, user_id: str | None, caller: Caller | None) -> Caller:  # as caller_for, scoped to the user
         return self._who(caller) if user_id is None else self.caller_for(user_id, caller).toward(user_id)
 
     def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
-        """Who a call about ``user_id`` acts as: ``caller`` when given, else the provider's own caller when it was
-        given one, else the user themselves (:meth:`Caller.for_user`: that user's facts only; a tool result's
-        ``source="tool"`` may not write them). ``remember``, ``recall``, ``search``, ``list_memories``, ``get`` and
-        ``history`` with a ``user_id``, and ``export(user_id=...)``, run as it."""
+        """Who a call about ``user_id`` (remember, recall, search, list, get/history/export with it) acts as:
+        ``caller`` when given, else the provider's own caller when it was given one, else the user themselves
+        (:meth:`Caller.for_user`: that user's facts only; a tool result's ``source="tool"`` may not write them)."""
         if caller is not None:
             return v.check_caller(caller)
         if self._caller_given:
@@ -371,8 +367,7 @@ class MemoryProvider(StoreAdministration):
         Args:
             memory_id: Its UUID.
             user_id: When given, the memory must belong to this user (else :class:`NotFoundError`).
-            caller: Who reads (permanent memories need ``read_permanent``); by default the user named by ``user_id``
-                (:meth:`caller_for`), or the provider's caller without one.
+            caller: Who reads (permanent memories need ``read_permanent``); by default as :meth:`caller_for`.
         """
         self.engine.need_open()
         return self.engine.owned(memory_id, user_id, self._reader(user_id, caller))
@@ -526,7 +521,8 @@ class MemoryProvider(StoreAdministration):
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
         ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
-        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). With a
+        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). The user's
+        own lasting preference about replies ("Please always reply in Chinese.") is kept as a preference memory. With a
         host model, the classification answer also says whether the content is an instruction addressed to the
         assistant; a yes is rejected the same way (``action="rejected"``), with no extra model call.
         A permanent write also needs a caller with ``write_permanent``: by default the user themselves

@@ -4,6 +4,7 @@ as a standing order (both metadata backends)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from hermes_memory_core import Caller, MemoryProvider, MemoryType
 from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.lifecycle.promotion import PREFERENCE_REASON
 from tests.conftest import BACKENDS, make_config
+from tests.hermes_memory_core.fake_llms import ScriptedLLM
+from tests.hermes_memory_core.trust import injection_corpus as corpus
 
 
 @pytest.fixture(params=BACKENDS)
@@ -88,3 +91,28 @@ def test_said_in_a_session_it_becomes_the_preference(plain: MemoryProvider) -> N
     (rec,) = plain.list_memories(user_id="u1", memory_types=["long_term"], caller=Caller.for_user("u1"))
     assert [v.content for v in plain.history(rec.id, caller=Caller.for_user("u1"))] == [
         "用户希望用中文回复。", "The user prefers replies in Chinese."]
+
+
+def _judging_model() -> ScriptedLLM:
+    """A host model that calls every content an instruction to the assistant (and a permanent fact)."""
+    return ScriptedLLM(classify=lambda c: json.dumps({"type": "permanent", "reason": "scripted", "key": "profile",
+                                                      "to_assistant": True}), normalize=lambda c: c)
+
+
+def test_the_preference_stands_whatever_the_host_model_says(plain: MemoryProvider) -> None:
+    llm = _judging_model()
+    own = plain.remember("Please always reply in Chinese.", user_id="u1", llm=llm)
+    assert (own.action, own.content) == ("added", "The user prefers replies in Chinese.")
+    agent = plain.remember("Please always reply in Chinese.", user_id="u2", llm=llm, caller=Caller("other-agent"))
+    assert agent.action == "rejected"
+
+
+def test_no_attack_of_the_corpus_said_by_the_user_is_kept(plain: MemoryProvider) -> None:
+    """The whole injection corpus, said by the user on their own authority (the path that keeps preferences), with a
+    host model fooled into "permanent": nothing reaches long-term or permanent memory."""
+    fooled = ScriptedLLM(classify=lambda c: json.dumps({"type": "permanent", "reason": "fooled", "key": "profile"}),
+                         normalize=lambda c: c)
+    outcomes = [plain.remember(text, user_id="victim", session_id="s", llm=fooled) for _kind, text in corpus.ATTACKS]
+    stats = plain.stats()
+    assert stats.by_type.get("permanent", 0) == 0 and stats.by_type.get("long_term", 0) == 0
+    assert not any(o.reason == PREFERENCE_REASON for o in outcomes)
