@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -130,8 +131,8 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds,
                                             engine.model_pool)
-                parts = split_facts(entry.content)
-                own = speaks_for_self(parts)  # what the user said in their own session: their own words
+                # what the user said in their own session: their own words
+                parts, own = own_parts(split_facts(entry.content))
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
                                     classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
                                     caller=LIFECYCLE, origin="evicted_turn", own=own)
@@ -171,9 +172,9 @@ def remember(
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
     plans = []
-    parts = split_facts(content)
-    # on the user's own authority: said by the user (not a tool result), by a caller acting as that very user
-    own = source == "user" and caller.user_id == user_id and speaks_for_self(parts)
+    parts, own = split_facts(content), False
+    if source == "user" and caller.user_id == user_id:  # on the user's own authority: a caller acting as that user
+        parts, own = own_parts(parts)
     for part in parts:
         if memory_type is None:
             decision = _classify(classifier, part, user_id, session_id, health)
@@ -203,7 +204,7 @@ def plan_write(
 ) -> _Plan:
     """Apply the injection guard and the caller's permission to a classification; decide what to store.
 
-    ``own``: the content is the user's own words on their own authority (see :func:`speaks_for_self`); only then
+    ``own``: the content is the user's own words on their own authority (see :func:`own_parts`); only then
     does a lasting preference about replies become a preference memory rather than a refused standing order."""
     if own and source == "user":
         pref = own_preference(content)
@@ -246,13 +247,36 @@ def plan_write(
                  weight=authority(caller, source))
 
 
-def speaks_for_self(parts: list[str]) -> bool:
-    """Whether the preferences among ``parts`` (one message, split into statements) may be read as the user's:
-    nothing else in the message is flagged by the guard — a message that also carries an order, a claim or a
-    request to reveal is not read as a preference at all (each part is then judged as before)."""
-    prefs = [own_preference(p) is not None for p in parts]
-    rest = " ".join(p for p, is_pref in zip(parts, prefs, strict=True) if not is_pref)
-    return any(prefs) and (not rest.strip() or find_injection(rest, "user") is None)
+_SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
+_CLAUSE = re.compile(r"(?<=[,，])\s*")
+
+
+def _own_pieces(part: str) -> list[str] | None:
+    """``part`` with each lasting preference about replies on its own and the rest kept together (cut at sentences,
+    else at commas), or None when it holds none."""
+    if own_preference(part) is not None:
+        return [part]
+    for cut in (_SENTENCE, _CLAUSE):
+        pieces = [p for p in cut.split(part) if p.strip()]
+        prefs = [p for p in pieces if own_preference(p) is not None]
+        if prefs:
+            rest = " ".join(p for p in pieces if own_preference(p) is None).strip(" ,，")
+            return [*prefs, rest] if rest else prefs
+    return None
+
+
+def own_parts(parts: list[str]) -> tuple[list[str], bool]:
+    """One message of the user's own, split into statements: each lasting preference about replies on its own
+    (:func:`~hermes_memory_core.trust.injection_preference.own_preference`), and whether they may be kept as
+    preferences — nothing else in the message is flagged by the guard. A message that also carries an order, a
+    claim or a request to reveal comes back as it was, with False: each part is judged as before."""
+    out: list[str] = []
+    for part in parts:
+        out.extend(_own_pieces(part) or [part])
+    rest = [p for p in out if own_preference(p) is None]
+    if len(rest) == len(out) or (rest and find_injection(" ".join(rest), "user") is not None):
+        return parts, False
+    return out, True
 
 
 def _preference_plan(pref: Preference, user_id: str, session_id: str | None, origin: str, caller: Caller) -> _Plan:

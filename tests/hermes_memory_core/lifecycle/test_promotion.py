@@ -58,6 +58,17 @@ def test_a_new_reply_language_versions_the_old_one(plain: MemoryProvider) -> Non
         "The user prefers replies in Chinese.", "The user prefers replies in English."]
 
 
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I live in Shanghai. Please always reply in Chinese.", "The user lives in Shanghai."),
+    ("我住在上海，以后请用中文回答我", "用户住在上海"),
+])
+def test_a_fact_said_with_the_preference_is_kept_too(plain: MemoryProvider, text: str, fact: str) -> None:
+    result = plain.remember(text, user_id="u1")
+    kept = {(p.action, p.memory_type, p.content) for p in result.parts}
+    assert ("added", MemoryType.PERMANENT, fact) in kept and len(kept) == 2
+    assert any(p.memory_type is MemoryType.LONG_TERM and p.reason == PREFERENCE_REASON for p in result.parts)
+
+
 @pytest.mark.parametrize("caller", [
     Caller.for_user("u2"),  # a surface acting for another user
     Caller("other-agent", read_permanent=True),  # another agent or application
@@ -115,4 +126,4 @@ def test_no_attack_of_the_corpus_said_by_the_user_is_kept(plain: MemoryProvider)
     outcomes = [plain.remember(text, user_id="victim", session_id="s", llm=fooled) for _kind, text in corpus.ATTACKS]
     stats = plain.stats()
     assert stats.by_type.get("permanent", 0) == 0 and stats.by_type.get("long_term", 0) == 0
-    assert not any(o.reason == PREFERENCE_REASON for o in outcomes)
+    assert not any(p.reason == PREFERENCE_REASON for o in outcomes for p in (o, *o.parts))
