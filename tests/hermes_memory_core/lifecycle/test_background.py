@@ -42,6 +42,10 @@ def test_the_last_unanswered_turn_is_kept_when_the_store_reopens(config: MemoryC
     with MemoryProvider(config, embedder=embedder, clock=clock) as mem:
         mem.flush()  # what the open did in the background
         assert [(r, c) for r, c, _n in _said(mem)] == [("user", FIRST[1]), ("assistant", ANSWER[1]), ("user", KEPT)]
+    clock.now += 60
+    with MemoryProvider(config, embedder=embedder, clock=clock) as mem:  # opened again: nothing new to keep
+        mem.flush()
+        assert len(_said(mem)) == 3
         # the session goes on later and is closed: nothing is kept twice, nothing counted as said again
         s = mem.session("u1", "chat")
         s.add_messages([("assistant", "Noted: no peanuts in anything I suggest.")])
