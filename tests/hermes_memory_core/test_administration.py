@@ -59,6 +59,8 @@ def test_no_one_else_reads_them(plain: MemoryProvider) -> None:
         plain.get(fact)  # bound to no user
     with pytest.raises(PermissionDeniedError):
         plain.get(fact, user_id="u1", caller=Caller.for_user("u2"))
+    for _ in range(3):  # u1's own searches warm the hot cache; a third party's search never gets the fact from it
+        assert fact in [h.id for h in plain.search("allergic peanuts", user_id="u1")]
     # an explicit third-party caller keeps the limits
     assert fact not in [h.id for h in plain.search("allergic peanuts", user_id="u1", top_k=10, caller=APP)]
     assert fact not in [r.id for r in plain.list_memories(user_id="u1", caller=APP)]
