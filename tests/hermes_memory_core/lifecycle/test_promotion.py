@@ -12,10 +12,13 @@ import pytest
 
 from hermes_memory_core import Caller, MemoryProvider, MemoryType
 from hermes_memory_core.embedding import Embedder
-from hermes_memory_core.lifecycle.promotion import PREFERENCE_REASON
+from hermes_memory_core.lifecycle.classifier import split_facts
+from hermes_memory_core.lifecycle.promotion import PREFERENCE_REASON, own_parts
 from tests.conftest import BACKENDS, make_config
 from tests.hermes_memory_core.fake_llms import ScriptedLLM
 from tests.hermes_memory_core.trust import injection_corpus as corpus
+from tests.hermes_memory_core.trust import world_corpus
+from tests.hermes_memory_core.trust.test_injection import ATTACKS as INJECTION_ATTACKS
 
 
 @pytest.fixture(params=BACKENDS)
@@ -127,3 +130,14 @@ def test_no_attack_of_the_corpus_said_by_the_user_is_kept(plain: MemoryProvider)
     stats = plain.stats()
     assert stats.by_type.get("permanent", 0) == 0 and stats.by_type.get("long_term", 0) == 0
     assert not any(p.reason == PREFERENCE_REASON for o in outcomes for p in (o, *o.parts))
+
+
+def test_no_attack_or_ordinary_statement_is_split_into_a_preference() -> None:
+    """The splitting that lets a fact and a preference said together both be kept finds no preference in any attack
+    of the guard's corpora, nor in any ordinary statement (those keep being judged as before)."""
+    attacks = ([t for _kind, t in corpus.ATTACKS] + INJECTION_ATTACKS
+               + [t for texts in world_corpus.WORLD_ATTACKS.values() for t in texts])
+    ordinary = [*corpus.ORDINARY, *world_corpus.WORLD_ORDINARY_EN, *world_corpus.WORLD_ORDINARY_ZH,
+                *world_corpus.WORLD_ORDINARY_OTHER]
+    assert [t for t in attacks if own_parts(split_facts(t))[1]] == []
+    assert [t for t in ordinary if own_parts(split_facts(t))[1]] == []
