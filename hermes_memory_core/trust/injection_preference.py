@@ -109,7 +109,7 @@ _VALUE_EN = {"briefly": "short", "brief": "short", "concise": "short", "concisel
 # ----------------------------------------------------------------------------------------------------- Chinese
 _LASTING_ZH = r"以后|今后|从现在起|从现在开始|从今以后|从今天起|往后|接下来|一直|总是|始终|每次|永远|一律|都|统一|默认"
 _WRAPPER_ZH = r"我希望你|我想让你|我要你|希望你|我更喜欢你|我喜欢你"
-_LEAD_ZH = rf"(?:{_LASTING_ZH}|{_WRAPPER_ZH}|请你?|麻烦你?|你|您|尽量|能|可以|就|也|,|，|\s)*"
+_LEAD_ZH = rf"(?:{_LASTING_ZH}|{_WRAPPER_ZH}|请|麻烦|你|您|尽量|能|可以|就|也|,|，|\s)*"
 _CORES_ZH: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reply_language", re.compile(
         rf"(?:用|使用|以|说|讲)(?P<value>{_LANG})(?:来|跟我|和我|与我|对我|给我|都)*(?:回答|回复|答复|回应|作答|说话|交流|沟通|"

@@ -60,3 +60,11 @@ def test_no_attack_of_the_corpora_reads_as_a_preference() -> None:
                + [t for texts in world_corpus.WORLD_ATTACKS.values() for t in texts])
     assert len(attacks) > 600
     assert [t for t in attacks if own_preference(t) is not None] == []
+
+
+@pytest.mark.parametrize("text", ["请你" * 150, "麻烦你" * 100 + "x", "please, " * 37, "always " * 42 + "x",
+                                  "以后" * 140 + "用中文回答我x", "from now on " * 25 + "reply in chinese x"])
+def test_repeated_lead_words_are_read_in_one_pass(text: str) -> None:
+    """Lead words the pattern could split two ways ("请你" as one word or two) once made a long run of them take
+    exponential time; now each reading is unique and these come back at once."""
+    assert own_preference(text) is None
