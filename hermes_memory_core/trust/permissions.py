@@ -10,7 +10,8 @@ runs — acts by default as :meth:`Caller.for_user` of the user it names, so wha
 stored as a fact and read back for them, and no one else's facts are touched. A call bound to no user (``get`` by
 id alone, a whole-store export of several users' facts) has no permanent permission without a caller: it raises
 :class:`~hermes_memory_core.errors.PermissionDeniedError`. A provider given an explicit caller uses it for every
-call, and a caller bound to one user reads no other user's facts (:meth:`Caller.toward`). A tool result (``source="tool"``) never writes a permanent fact on the user's authority.
+call, and a caller bound to one user reads no other user's facts (:meth:`Caller.toward`). A tool result
+(``source="tool"``) never writes a permanent fact on the user's authority.
 The background lifecycle (promotion of evicted turns) acts as :data:`LIFECYCLE`, guarded by the injection defense.
 """
 
