@@ -40,7 +40,12 @@ class StoreAdministration:
     engine: MemoryEngine
     _background: BackgroundLifecycle
 
+    _caller_given: bool
+
     def _who(self, caller: Caller | None) -> Caller:
+        raise NotImplementedError  # the provider's
+
+    def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
         raise NotImplementedError  # the provider's
 
     def _need_writable(self, what: str) -> None:
@@ -139,17 +144,42 @@ class StoreAdministration:
 
         With ``user_id`` only that user's memories, versions, sessions and access log go into the bundle.
 
+        Permanent memories go into a bundle only for a caller that may read every one of them. With no caller (on a
+        provider given none) an export acts for the user whose data it is: ``user_id``'s own export holds their
+        facts; a whole-store export whose facts all belong to one user acts as that user; a whole-store export
+        holding several users' facts needs a caller with ``read_permanent`` (export each user with ``user_id``).
+
         Returns:
             The manifest.
+
+        Raises:
+            PermissionDeniedError: The bundle would hold permanent memories the caller may not read (nothing is
+                written).
         """
         self.engine.need_open()
-        who = self._who(caller)
-        if not who.read_permanent and self.engine.counts()["by_type"].get(MemoryType.PERMANENT.value):
-            raise PermissionDeniedError(f"caller {who.name!r} may not export a store holding permanent memories")
         uid = None if user_id is None else v.check_user_id(user_id)
+        owners = {row.user_id for row in self.engine.lifecycle_rows([MemoryType.PERMANENT.value])}
+        if uid is not None:
+            owners &= {uid}
+        who = self._exporter(uid, owners, caller)
+        denied = sum(1 for owner in owners if not who.may(owner, write=False))
+        if denied:
+            hint = ("; export one user's memories with user_id=..., or pass a caller with read_permanent"
+                    if len(owners) > 1 and caller is None and not self._caller_given else "")
+            raise PermissionDeniedError(f"caller {who.name!r} may not export the permanent memories of {denied} "
+                                        f"user(s) this bundle would hold{hint}")
         with self.engine.write_lock:
             self.engine.flush()
             return export_bundle(self.engine, Path(v.check_path(path, "path")), uid)
+
+    def _exporter(self, user_id: str | None, owners: set[str], caller: Caller | None) -> Caller:
+        """Who an export runs as (see :meth:`export`): the caller given, else the provider's, else the user whose
+        data it is — ``user_id``, or the one user holding facts in the store."""
+        if caller is not None or self._caller_given:
+            return self._who(caller)
+        if user_id is not None:
+            return self.caller_for(user_id)
+        return self.caller_for(next(iter(owners))) if len(owners) == 1 else self._who(None)
 
     # ------------------------------------------------------------------ async twins
     apurge_user = async_twin(purge_user)

@@ -58,7 +58,8 @@ class MemoryProvider(StoreAdministration):
         llm: Default host model for summaries, classification and normalisation (sessions may bring their
             own); without one the deterministic fallbacks run.
         caller: Default identity for permanent-tier access (see :mod:`hermes_memory_core.trust.permissions`);
-            without one, permanent memories can be neither read nor written.
+            without one, a call about one user acts as that user (:meth:`caller_for`), and nothing else may read
+            or write the permanent tier.
         clock: Returns the current Unix time; tests and replays may pass their own.
 
     Raises:
@@ -136,10 +137,13 @@ class MemoryProvider(StoreAdministration):
     def _who(self, caller: Caller | None) -> Caller:
         return self.caller if caller is None else v.check_caller(caller)
 
+    def _reader(self, user_id: str | None, caller: Caller | None) -> Caller:  # as caller_for, scoped to the user
+        return self._who(caller) if user_id is None else self.caller_for(user_id, caller).toward(user_id)
+
     def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
-        """Who a surface serving ``user_id`` acts as: ``caller`` when given, else the provider's own caller when it
-        was given one, else the user themselves (:meth:`Caller.for_user`: that user's facts only; a tool result's
-        ``source="tool"`` may not write them)."""
+        """Who a call about ``user_id`` (remember, recall, search, list, get/history/export with it) acts as:
+        ``caller`` when given, else the provider's own caller when it was given one, else the user themselves
+        (:meth:`Caller.for_user`: that user's facts only; a tool result's ``source="tool"`` may not write them)."""
         if caller is not None:
             return v.check_caller(caller)
         if self._caller_given:
@@ -363,17 +367,17 @@ class MemoryProvider(StoreAdministration):
         Args:
             memory_id: Its UUID.
             user_id: When given, the memory must belong to this user (else :class:`NotFoundError`).
-            caller: Who reads (permanent memories need ``read_permanent``).
+            caller: Who reads (permanent memories need ``read_permanent``); by default as :meth:`caller_for`.
         """
         self.engine.need_open()
-        return self.engine.owned(memory_id, user_id, self._who(caller))
+        return self.engine.owned(memory_id, user_id, self._reader(user_id, caller))
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
     ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self.engine.need_open()
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), include_inactive=True)
+        rec = self.engine.owned(memory_id, user_id, self._reader(user_id, caller), include_inactive=True)
         return self.engine.versions(rec.id)
 
     def list_memories(
@@ -390,8 +394,9 @@ class MemoryProvider(StoreAdministration):
     ) -> list[MemoryRecord]:
         """One user's active memories, oldest first, with the filters of :meth:`search` and no ranking.
 
-        Permanent memories are listed only for callers with ``read_permanent`` (asking for only them without it
-        raises :class:`PermissionDeniedError`); each listed one is logged as a permanent read.
+        Permanent memories are listed for callers that may read that user's (by default the user themselves, see
+        :meth:`caller_for`; asking for only them without the permission raises :class:`PermissionDeniedError`);
+        each listed one is logged as a permanent read.
 
         Args:
             user_id: Whose memories.
@@ -404,7 +409,7 @@ class MemoryProvider(StoreAdministration):
             caller: Who reads.
         """
         self.engine.need_open()
-        who = self._who(caller)
+        who = self._reader(user_id, caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
         flt = self.engine.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
@@ -447,7 +452,8 @@ class MemoryProvider(StoreAdministration):
             as_of: Answer as the store stood at this Unix time: memories that existed then (also those deleted
                 since), each with the version current then (both legs score that version's text); ``now``
                 defaults to it.
-            caller: Who searches; permanent memories are only searched for callers with ``read_permanent``.
+            caller: Who searches; permanent memories are only searched for callers that may read the user's (by
+                default the user themselves, see :meth:`caller_for`).
             llm: The host's model for this search (default: the provider's ``llm``): with one, a question asked
                 of a user who also holds memories in the other language is translated and searched beside itself
                 (``llm_translation``; cached, at most ``llm_translation_timeout_seconds``).
@@ -461,7 +467,8 @@ class MemoryProvider(StoreAdministration):
         self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, as_of=as_of, who=self._who(caller), llm=llm or self.llm)
+                                   min_score=min_score, as_of=as_of, who=self._reader(user_id, caller),
+                                   llm=llm or self.llm)
 
     def recall(
         self,
@@ -487,7 +494,7 @@ class MemoryProvider(StoreAdministration):
         self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
-                                   who=self.caller_for(user_id, caller), llm=llm or self.llm)
+                                   who=self._reader(user_id, caller), llm=llm or self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:
@@ -519,7 +526,8 @@ class MemoryProvider(StoreAdministration):
         rewritten into one normalised sentence first; a ``permanent`` fact whose topic already has a current
         version supersedes it (both versions stay in :meth:`history`). Any classifier failure means
         ``short_term``. The injection guard runs on every write: instructions and unbacked privilege claims are
-        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). With a
+        rejected; a permanent fact needs a first-person statement or ``source="tool"`` (a tool result). The user's
+        own lasting preference about replies ("Please always reply in Chinese.") is kept as a preference memory. With a
         host model, the classification answer also says whether the content is an instruction addressed to the
         assistant; a yes is rejected the same way (``action="rejected"``), with no extra model call.
         A permanent write also needs a caller with ``write_permanent``: by default the user themselves

@@ -60,7 +60,8 @@ class BackgroundLifecycle:
 
     def resume(self) -> None:
         """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet, the
-        answered turns of sessions still open — a process that ended without closing them —, queued promotions)."""
+        turns of sessions still open — a process that ended without closing them: the answered ones and the last
+        user message still waiting for its answer —, queued promotions)."""
         sessions = self.engine.sessions
         for user_id, session_id in sessions.overflowing(self.engine.config.ring_size):
             self.schedule_compaction(user_id, session_id)
@@ -69,8 +70,8 @@ class BackgroundLifecycle:
         for user_id, session_id in sessions.unarchived(now, -now):  # every session with turns not archived yet
             if (user_id, session_id) in ended:
                 self.schedule_end(user_id, session_id)
-            else:
-                self.schedule_archive(user_id, session_id)
+            else:  # the process that would answer its last turn is gone: that turn is kept too
+                self.worker.submit(("archive-open", user_id, session_id))
         if self.engine.sessions.queued(1):
             self.worker.submit(("promote",))
         if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)
@@ -107,8 +108,8 @@ class BackgroundLifecycle:
         if job[0] == "compact":
             compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]), archive_turns)
             said = 1  # compaction may have archived turns; a sweep with nothing to do is one query
-        elif job[0] == "archive":
-            said = archive_completed(self.engine, job[1], job[2])
+        elif job[0] in ("archive", "archive-open"):
+            said = archive_completed(self.engine, job[1], job[2], open_turn=job[0] == "archive-open")
         elif job[0] == "end":
             said = end_session(self.engine, job[1], job[2])
         elif job[0] == "left":

@@ -2,7 +2,9 @@
 
 Every chat surface writes its turns into a session buffer (:mod:`~hermes_memory_core.short_term.session`). A turn is
 *archived* once — when it leaves the ring buffer (compaction) or when its session ends (``close()``, a session idle
-for ``session_idle_seconds``, or the same user opening another session) — and archiving keeps each user and
+for ``session_idle_seconds``, or the same user opening another session); an answered turn is also kept as soon as
+it is answered, and the store's next open keeps every turn of a session a previous process left open, its last,
+unanswered one included — and archiving keeps each user and
 assistant message of it as a **conversation memory**: a short-term memory marked ``metadata["kind"] ==
 "conversation"`` with the speaker's ``role``, its turn, the message's time and session, written as a dialogue (so
 each message is also found by the words of its neighbours in the session). It outlives the session and fades by
@@ -116,12 +118,17 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
     return len(items)
 
 
-def archive_completed(engine: MemoryEngine, user_id: str, session_id: str) -> int:
+def archive_completed(engine: MemoryEngine, user_id: str, session_id: str, open_turn: bool = False) -> int:
     """Keep the session's completed turns (those the assistant answered, and every turn before the last) as
     conversation memories now, without waiting for them to leave the ring: what was said is findable from the next
-    session on, however the last one ended. Turns already kept are skipped (their ids exist)."""
+    session on, however the last one ended. Turns already kept are skipped (their ids exist).
+
+    ``open_turn``: keep the last turn too when the user's message in it is still unanswered — a session a previous
+    process left open (it ended or crashed before the answer): the user said it, and no answer is coming from that
+    process. An answer written later joins the same turn and is kept beside it; the user's message is not kept
+    again (its id exists), and is promoted once, when the session ends."""
     turns = engine.sessions.turns(user_id, session_id)
-    if turns and all(m.role in USER_ROLES for m in turns[-1]):
+    if turns and not open_turn and all(m.role in USER_ROLES for m in turns[-1]):
         turns = turns[:-1]  # the open turn: its answer is still to come
     return archive_turns(engine, user_id, session_id, turns) if turns else 0
 

@@ -5,6 +5,11 @@
 - **Promotion** (docs/design.md#promotion-and-classification): queued content is classified; long-term content is normalised into one sentence.
 - **One memory per fact** (:mod:`~hermes_memory_core.lifecycle.dedupe`): a statement a memory of the user
   already holds stores nothing new; that memory counts the repetition.
+- **The user's own preferences about replies** (:mod:`~hermes_memory_core.trust.injection_preference`): "Please
+  always reply in Chinese", said by the user on their own authority (``remember`` acting as the user, or promotion
+  of what the user said in their session), becomes a long-term preference memory ("The user prefers replies in
+  Chinese.", keyed by its topic so a new one versions it) instead of being refused as a standing order; the same
+  words from a tool, another agent or a caller acting for someone else stay refused.
 - **Changes become versions** (:mod:`~hermes_memory_core.lifecycle.updates`): a statement whose topic key matches
   an active long-term or permanent memory, or that reports a change of something a memory holds, becomes that
   memory's next version (both stay in ``history``); a permanent fact is superseded only with at least the
@@ -13,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -29,7 +35,8 @@ from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
-from hermes_memory_core.trust.injection import check_memory_write
+from hermes_memory_core.trust.injection import check_memory_write, find_injection
+from hermes_memory_core.trust.injection_preference import Preference, own_preference
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
@@ -40,6 +47,8 @@ LLMResolver = Callable[[str, str | None], LLM | None]
 
 #: Why a write is refused when the host model's classification says the content addresses the assistant.
 MODEL_REFUSAL = "injection guard (host model): an instruction addressed to the assistant, not a fact"
+#: Why a standing order about replies is kept as a preference (the user's own words about how to answer them).
+PREFERENCE_REASON = "the user's own lasting preference about how the assistant replies to them"
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
 MAX_ATTEMPTS = 3
 
@@ -122,10 +131,12 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds,
                                             engine.model_pool)
+                # what the user said in their own session: their own words
+                parts, own = own_parts(split_facts(entry.content))
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
                                     classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
-                                    caller=LIFECYCLE, origin="evicted_turn")
-                         for part in split_facts(entry.content)]
+                                    caller=LIFECYCLE, origin="evicted_turn", own=own)
+                         for part in parts]
                 # what was said is already kept as conversation memories: promotion adds only profile and facts
                 planned.extend((entry.id, p) for p in plans if not (engine.config.conversation_memories and p.item
                                                                     and p.item.memory_type is MemoryType.SHORT_TERM))
@@ -161,13 +172,16 @@ def remember(
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
     plans = []
-    for part in split_facts(content):
+    parts, own = split_facts(content), False
+    if source == "user" and caller.user_id == user_id:  # on the user's own authority: a caller acting as that user
+        parts, own = own_parts(parts)
+    for part in parts:
         if memory_type is None:
             decision = _classify(classifier, part, user_id, session_id, health)
         else:
             decision = Classification(memory_type, f"tier given by the caller ({memory_type.value})")
         plan = plan_write(part, decision, classifier, user_id=user_id,
-                          session_id=session_id, source=source, caller=caller, origin=origin)
+                          session_id=session_id, source=source, caller=caller, origin=origin, own=own)
         if plan.item is not None and (importance is not None or tags):
             plan.item = replace(plan.item, importance=plan.item.importance if importance is None else importance,
                                 tags=tags or plan.item.tags)
@@ -186,8 +200,16 @@ def plan_write(
     source: str,
     caller: Caller,
     origin: str,
+    own: bool = False,
 ) -> _Plan:
-    """Apply the injection guard and the caller's permission to a classification; decide what to store."""
+    """Apply the injection guard and the caller's permission to a classification; decide what to store.
+
+    ``own``: the content is the user's own words on their own authority (see :func:`own_parts`); only then
+    does a lasting preference about replies become a preference memory rather than a refused standing order."""
+    if own and source == "user":
+        pref = own_preference(content)
+        if pref is not None:
+            return _preference_plan(pref, user_id, session_id, origin, caller)
     tier = decision.memory_type
     reason = decision.reason
     verdict = check_memory_write(content, source)
@@ -223,6 +245,47 @@ def plan_write(
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item, change=is_change(content),
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
+_CLAUSE = re.compile(r"(?<=[,，])\s*")
+
+
+def _own_pieces(part: str) -> list[str] | None:
+    """``part`` with each lasting preference about replies on its own and the rest kept together (cut at sentences,
+    else at commas), or None when it holds none."""
+    if own_preference(part) is not None:
+        return [part]
+    for cut in (_SENTENCE, _CLAUSE):
+        pieces = [p for p in cut.split(part) if p.strip()]
+        prefs = [p for p in pieces if own_preference(p) is not None]
+        if prefs:
+            rest = " ".join(p for p in pieces if own_preference(p) is None).strip(" ,，")
+            return [*prefs, rest] if rest else prefs
+    return None
+
+
+def own_parts(parts: list[str]) -> tuple[list[str], bool]:
+    """One message of the user's own, split into statements: each lasting preference about replies on its own
+    (:func:`~hermes_memory_core.trust.injection_preference.own_preference`), and whether they may be kept as
+    preferences — nothing else in the message is flagged by the guard. A message that also carries an order, a
+    claim or a request to reveal comes back as it was, with False: each part is judged as before."""
+    out: list[str] = []
+    for part in parts:
+        out.extend(_own_pieces(part) or [part])
+    rest = [p for p in out if own_preference(p) is None]
+    if len(rest) == len(out) or (rest and find_injection(" ".join(rest), "user") is not None):
+        return parts, False
+    return out, True
+
+
+def _preference_plan(pref: Preference, user_id: str, session_id: str | None, origin: str, caller: Caller) -> _Plan:
+    """A long-term preference memory keyed by its topic (a new reply language versions the old one)."""
+    meta: dict[str, object] = {"source": origin, "reason": PREFERENCE_REASON, "fact_key": pref.key}
+    item = MemoryItem(content=pref.statement, user_id=user_id, session_id=session_id, memory_type=MemoryType.LONG_TERM,
+                      importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta)
+    return _Plan(RememberResult(None, MemoryType.LONG_TERM, PREFERENCE_REASON, RememberAction.ADDED, pref.statement),
+                 item, weight=authority(caller, "user"))
 
 
 def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> list[RememberResult]:

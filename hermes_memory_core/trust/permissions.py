@@ -1,14 +1,17 @@
 """Who may read or change permanent memory: denied by default, every access logged.
 
 A :class:`Caller` names the code acting on the store and what it may do with the permanent tier. Pass one to
-``MemoryProvider(caller=...)`` (the default for every call) or per call (``get(..., caller=...)``). Without a
-caller, permanent memories are invisible to search, listing and export, and reading, writing or changing one raises
-:class:`~hermes_memory_core.errors.PermissionDeniedError`. Long- and short-term memories need no permission.
+``MemoryProvider(caller=...)`` (the default for every call) or per call (``get(..., caller=...)``). Long- and
+short-term memories need no permission.
 
-The user is the authority on themselves: ``remember`` and ``recall`` — the operations a chat surface runs for one
-user — act by default as :meth:`Caller.for_user` of the user they name, so what a user says about themselves is
-stored as a fact and recalled for them, and no one else's facts are touched. A provider given an explicit caller
-uses it for those too. A tool result (``source="tool"``) never writes a permanent fact on the user's authority.
+The user is the authority on themselves: a call about one user — ``remember``, ``recall``, ``search``,
+``list_memories``, ``get``/``history`` with ``user_id``, ``export(user_id=...)``: what a surface bound to that user
+runs — acts by default as :meth:`Caller.for_user` of the user it names, so what a user says about themselves is
+stored as a fact and read back for them, and no one else's facts are touched. A call bound to no user (``get`` by
+id alone, a whole-store export of several users' facts) has no permanent permission without a caller: it raises
+:class:`~hermes_memory_core.errors.PermissionDeniedError`. A provider given an explicit caller uses it for every
+call, and a caller bound to one user reads no other user's facts (:meth:`Caller.toward`). A tool result
+(``source="tool"``) never writes a permanent fact on the user's authority.
 The background lifecycle (promotion of evicted turns) acts as :data:`LIFECYCLE`, guarded by the injection defense.
 """
 
@@ -45,6 +48,13 @@ class Caller:
         """The user themselves, or a surface that serves only them (a chat session, an agent bound to them): may read
         — and, unless ``write_permanent=False``, write — that user's permanent facts and no one else's."""
         return cls(f"user:{user_id}", True, write_permanent, user_id)
+
+    def toward(self, user_id: str) -> Caller:
+        """This caller as it reads ``user_id``'s memories: itself when its permissions hold for that user, else the
+        same name with no permanent permission (a caller bound to another user reads none of this user's facts)."""
+        if self.user_id is None or self.user_id == user_id:
+            return self
+        return Caller(self.name, False, False, self.user_id)
 
     def may(self, user_id: str, write: bool) -> bool:
         """Whether this caller may read (or with ``write`` change) a permanent memory of ``user_id``."""

@@ -246,7 +246,8 @@ def test_a_first_person_question_finds_what_the_user_said_a_week_ago(
 
 def test_turns_of_a_session_a_process_never_closed_are_kept_at_the_next_open(tmp_path: Path, embedder: Embedder) -> None:
     """The process ended (a crash, a script's end) after the turns were buffered but before they were kept: the
-    next open keeps the answered ones without waiting for the session to count as idle."""
+    next open keeps them without waiting for the session to count as idle, the last one still waiting for its answer
+    included (no answer is coming from the process that ended)."""
     from hermes_memory_core.storage.sessions import Message
 
     cfg = make_config(tmp_path / "store")
@@ -257,4 +258,4 @@ def test_turns_of_a_session_a_process_never_closed_are_kept_at_the_next_open(tmp
     with MemoryProvider(cfg, embedder=embedder) as mem:
         mem.flush()
         kept = {(r.role, r.content) for r in _conversation(mem)}
-        assert kept == {CHAT[0], CHAT[1]}  # the answered turn; the open one waits for its answer or the session end
+        assert kept == {CHAT[0], CHAT[1], CHAT[2]}  # the answered turn, and the user's last, unanswered words

@@ -53,8 +53,10 @@ def test_the_users_facts_are_theirs_alone(plain: MemoryProvider) -> None:
     with pytest.raises(PermissionDeniedError):
         plain.get(fact.id, caller=Caller.for_user("u2"))
     assert plain.get(fact.id, caller=Caller.for_user("u1")).id == fact.id
-    # third-party reads (search, list, get without a bound user) keep needing the permission
-    assert all(h.memory_type is not MemoryType.PERMANENT for h in plain.search("allergic peanuts", user_id="u1"))
+    # reads about u1 are u1's own; a third party's caller and a read bound to no user keep needing the permission
+    assert fact.id in [h.id for h in plain.search("allergic peanuts", user_id="u1")]
+    assert all(h.memory_type is not MemoryType.PERMANENT
+               for h in plain.search("allergic peanuts", user_id="u1", caller=Caller("app")))
     with pytest.raises(PermissionDeniedError):
         plain.get(fact.id)
 

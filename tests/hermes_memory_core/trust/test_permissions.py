@@ -29,15 +29,17 @@ def test_denied_by_default(anon: MemoryProvider) -> None:
         anon.update(fact, "changed")
     with pytest.raises(PermissionDeniedError):
         anon.delete(fact)
+    third = Caller("anonymous")  # a third party's caller: no permanent permission
     with pytest.raises(PermissionDeniedError):
-        anon.search("peanuts", user_id="u", memory_types=["permanent"])
-    assert [h.id for h in anon.search("peanuts allergy", user_id="u", top_k=10)] == [pref]  # invisible, no error
-    # recall serves the user it names (their own facts, by default); a third party's caller still sees nothing
-    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="u", caller=Caller("anonymous")))
+        anon.search("peanuts", user_id="u", memory_types=["permanent"], caller=third)
+    assert [h.id for h in anon.search("peanuts allergy", user_id="u", top_k=10, caller=third)] == [pref]  # no error
+    # a call about one user serves that user (their own facts, by default); a third party's caller sees nothing
+    assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="u", caller=third))
     assert fact in [h.id for h in anon.recall("what am I allergic to?", user_id="u")]
+    assert fact in [h.id for h in anon.search("peanuts allergy", user_id="u", top_k=10)]
     assert all(h.id != fact for h in anon.recall("what am I allergic to?", user_id="someone-else"))
     with pytest.raises(PermissionDeniedError):
-        anon.export(anon.data_dir.parent / "b")
+        anon.export(anon.data_dir.parent / "b", caller=third)
     assert anon.get(fact, caller=admin).version == 1  # nothing was changed
     actions = [(a, d) for a, _at, d in anon.engine.metadata.access_log(fact)]
     assert actions.count(("permanent_denied", "anonymous")) == 4  # get, history, update, delete
