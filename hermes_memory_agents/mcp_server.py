@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -194,4 +195,17 @@ async def serve_streamable_http(
     for name in MCP_LOGGERS:
         logging.getLogger(name).addFilter(quiet)
     guarded = HttpGuard(app, token=token, port=port, max_sessions=max_sessions)
-    await uvicorn.Server(uvicorn.Config(guarded, host=host, port=port, log_level="warning")).serve()
+
+    class _Server(uvicorn.Server):
+        interrupted = False
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.interrupted = self.interrupted or sig == signal.SIGINT
+            super().handle_exit(sig, frame)
+
+    running = _Server(uvicorn.Config(guarded, host=host, port=port, log_level="warning"))
+    await running.serve()
+    if running.interrupted:
+        # uvicorn shuts down gracefully on Ctrl-C and then raises the signal again, which reaches the command only
+        # when the event loop has not finished first: say it here, every time (one line, exit status 130)
+        raise KeyboardInterrupt
