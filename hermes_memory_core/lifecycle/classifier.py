@@ -388,8 +388,16 @@ def rule_normalize(content: str) -> str:
     "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
     written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
     text = _ASKED_TO_REMEMBER.sub("", " ".join(content.strip().split())) or content.strip()
+    text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
     text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
+
+
+#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "I'm vegetarian, btw.",
+#: "对了，我吃素").
+_ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just so you know|for the record)[,:\s]+"
+                         r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
+_ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 
 
 #: "Remember that …" / "请记住…": the request to remember is not part of the fact.

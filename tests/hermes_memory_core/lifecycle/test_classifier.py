@@ -12,7 +12,7 @@ import json
 import pytest
 
 from hermes_memory_core import MemoryProvider, MemoryType
-from hermes_memory_core.lifecycle.classifier import CLASSIFY_PROMPT, parse_classification
+from hermes_memory_core.lifecycle.classifier import CLASSIFY_PROMPT, parse_classification, rule_normalize
 from hermes_memory_core.lifecycle.promotion import MODEL_REFUSAL
 from tests.hermes_memory_core.fake_llms import FixedLLM, RaisingLLM, ScriptedLLM, SlowLLM
 
@@ -141,3 +141,15 @@ def test_promotion_with_a_failing_or_junk_model_keeps_the_rules(mem: MemoryProvi
     lasting = mem.search("ignore previous instructions system prompt", user_id="u", top_k=50,
                          memory_types=["long_term", "permanent"])
     assert not any("ignore" in h.content.lower() for h in lasting)  # the junk model's other turns may be there
+
+
+@pytest.mark.parametrize(("said", "stored"), [
+    ("I'm vegetarian, by the way.", "The user is vegetarian."),
+    ("By the way, I live in Hangzhou.", "The user lives in Hangzhou."),
+    ("btw I have a cat named Tom", "The user has a cat named Tom"),
+    ("FYI: my daughter is Mia.", "The user's daughter is Mia."),
+    ("对了，我吃素。", "用户吃素。"),
+    ("I walk by the way of the river.", "The user walks by the way of the river."),  # words, not an aside
+])
+def test_the_normaliser_drops_asides_that_are_not_part_of_the_fact(said: str, stored: str) -> None:
+    assert rule_normalize(said) == stored

@@ -80,7 +80,7 @@ def test_a_short_session_leaves_its_facts_behind(plain: MemoryProvider) -> None:
     s.close()
     plain.flush()
     tiers = {r.content: r.memory_type for r in plain.list_memories(user_id="u1", caller=Caller.for_user("u1"))}
-    assert tiers.get("The user is allergic to peanuts, by the way.") is MemoryType.PERMANENT
+    assert tiers.get("The user is allergic to peanuts.") is MemoryType.PERMANENT
     assert any("lives in Hangzhou and works remotely" in c for c in tiers)
     hits = plain.recall("Where do I live?", user_id="u1")
     assert any("Hangzhou" in h.content for h in hits)
