@@ -193,7 +193,12 @@ def test_ctrl_c_is_one_line_and_130(tmp_path: Path) -> None:
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_reading_stdin(proc)  # imported and waiting on standard input (a Ctrl-C during the imports is Python's own)
     proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=60)
+    try:  # standard input stays open until it exits: closing it now would race the signal with an end of input
+        proc.wait(timeout=60)
+    finally:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.close()
+        err = proc.stderr.read()
     assert proc.returncode == 130, err
     assert err.count("\n") == 1 and "interrupted during remember" in err and "Traceback" not in err
 
