@@ -490,7 +490,8 @@ class MemoryProvider(StoreAdministration):
         read them: by default the user themselves, see :meth:`caller_for`); never a memory the read-time guard
         withholds from prompts (:func:`~hermes_memory_core.rendering.prompt_safe`; ``search`` still finds it).
         Like ``search`` it first waits, at most ``config.recall_settle_seconds``, for this user's turns still being
-        kept in the background. Filters and ``llm`` as in :meth:`search`."""
+        kept in the background. The user's standing preferences about replies ("always reply in Chinese") come first
+        on every turn, beside ``top_k``. Filters and ``llm`` as in :meth:`search`."""
         self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,

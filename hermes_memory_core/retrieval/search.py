@@ -56,6 +56,7 @@ from hermes_memory_core.text.language import DenseCalibrator, Language, language
 from hermes_memory_core.text.perspective import has_first_person, to_third_person
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
+from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
@@ -435,14 +436,17 @@ class Searcher:
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`); an over-long query is recalled on its
-        first ``max_content_chars`` characters (a chat turn never fails on a long message)."""
+        first ``max_content_chars`` characters (a chat turn never fails on a long message). The user's standing
+        preferences about replies come first on every turn, fillers included, beside the ``top_k`` recalled."""
         self.engine.need_open()
         query = v.check_text(query, "query")[: self.engine.config.max_content_chars]
         k = v.check_top_k(top_k)
         floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
-        if not should_recall(query):
-            v.check_user_id(user_id)  # a filler asks nothing of the store, but a bad argument is still an error
-            return []
+        user_id = v.check_user_id(user_id)  # a filler asks nothing of the store, but a bad argument is still an error
+        plain = session_id is None and not tags and time_range is None
+        standing = self._standing(user_id, now) if plain else []
+        if not should_recall(query):  # a filler asks nothing else of the store
+            return standing
         permanent = needs_permanent(query) and who.read_permanent
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
         # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
@@ -464,6 +468,18 @@ class Searcher:
                                                       default=float("-inf")) < floor:
             unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
             if not unvectored:
-                return []
+                return standing
             ordered = unvectored
-        return close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)[:k]
+        kept = {h.id for h in standing}
+        recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
+        return standing + [h for h in recalled if h.id not in kept][:k]
+
+    def _standing(self, user_id: str, now: float | None) -> list[MemoryHit]:
+        """The user's current preferences about replies (language, length, tone, format: the keys of
+        :data:`~hermes_memory_core.trust.injection_preference.PREFERENCE_KEYS`), which hold for every answer, as
+        hits scored 1.0."""
+        engine = self.engine
+        ids = [mid for key in PREFERENCE_KEYS
+               if (mid := engine.find_by_metadata(user_id, "fact_key", key, (MemoryType.LONG_TERM,))) is not None]
+        records = engine.active_records(ids, user_id, now=engine.now(v.check_timestamp(now, "now"))) if ids else {}
+        return [MemoryHit(records[mid], 1.0, 1.0, None, None, None, False) for mid in ids if mid in records]

@@ -24,7 +24,7 @@ from hermes_memory_core.trust.injection import find_injection
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION
 from hermes_memory_core.trust.normalize import fold
 
-__all__ = ["STANDING_RULES", "Preference", "own_preference"]
+__all__ = ["PREFERENCE_KEYS", "STANDING_RULES", "Preference", "own_preference"]
 
 #: Guard rules a preference about replies trips (an order about how to answer); any other finding is not one.
 STANDING_RULES = frozenset({"standing-order", "standing-order-tail", "preference-wrapper", "assistant-modal",
@@ -105,6 +105,9 @@ _TAIL_EN = (rf"(?:\s*,?\s*(?:please|thanks|thank\s+you|{_LASTING_EN}|with\s+me|t
 _VALUE_EN = {"briefly": "short", "brief": "short", "concise": "short", "concisely": "short", "short": "short",
              "in detail": "detailed", "detailed": "detailed", "formally": "formal", "casually": "casual",
              "informal": "casual", "informally": "casual", "politely": "polite", "bullets": "bullet points"}
+
+#: Every topic a reply preference is kept under (its memory's ``fact_key``): recall brings them to every turn.
+PREFERENCE_KEYS: tuple[str, ...] = tuple(dict.fromkeys(key for key, _pattern in _CORES_EN))
 
 # ----------------------------------------------------------------------------------------------------- Chinese
 _LASTING_ZH = r"以后|今后|从现在起|从现在开始|从今以后|从今天起|往后|接下来|一直|总是|始终|每次|永远|一律|都|统一|默认"
