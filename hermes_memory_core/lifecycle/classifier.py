@@ -279,7 +279,11 @@ _LONG_TERM = re.compile(
     r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
     r"|\bi (?:play|practi[cs]e|speak|collect|volunteer|run|swim|cycle|paint|cook)\b.{0,40}\b(?:on weekends|at weekends|"
     r"in my free time|for fun|as a hobby)\b|\bmy hobby\b|\bi(?:'m| am) learning\b"
-    r"|我(?:很|最|比较|特别|非常|平时|一般|经常|总是|从不|不太)?(?:喜欢|爱|偏好|讨厌|不喜欢|习惯|常用|主用|想用|用)"
+    r"|\bi (?:also |can |do )?speak (?:a little |a bit of |some |fluent |basic )?(?:\w+(?:ish|ese)|german|french|"
+    r"russian|arabic|hindi|italian|korean|mandarin|cantonese|dutch|greek|hebrew|thai|swahili)\b"
+    r"|我(?:也|还)?会(?:说|讲)(?:一点|一些|流利的)?\w{0,3}(?:语|话|文)"
+    r"|(?:(?:周末|平时|平常|晚上|早上|每天|空闲时|有空时?|下班后|放假时?)[，,]?)?我(?:周末|平时|平常|晚上|早上|有空时?|下班后|空闲时)?"
+    r"(?:也|还)?(?:很|最|比较|特别|非常|平时|一般|经常|常|总是|从不|不太)?(?:喜欢|爱|偏好|讨厌|不喜欢|习惯|常用|主用|想用|用|常去)"
     r"|我平时|我通常|我经常|我一般|我最喜欢|不太想用|避免"
     r"|我.{0,8}(?:每天|每周|每晚|每个?月|每年|天天|常常|总是|一直)"
 )

@@ -12,7 +12,12 @@ import json
 import pytest
 
 from hermes_memory_core import MemoryProvider, MemoryType
-from hermes_memory_core.lifecycle.classifier import CLASSIFY_PROMPT, parse_classification, rule_normalize
+from hermes_memory_core.lifecycle.classifier import (
+    CLASSIFY_PROMPT,
+    RuleClassifier,
+    parse_classification,
+    rule_normalize,
+)
 from hermes_memory_core.lifecycle.promotion import MODEL_REFUSAL
 from tests.hermes_memory_core.fake_llms import FixedLLM, RaisingLLM, ScriptedLLM, SlowLLM
 
@@ -153,3 +158,13 @@ def test_promotion_with_a_failing_or_junk_model_keeps_the_rules(mem: MemoryProvi
 ])
 def test_the_normaliser_drops_asides_that_are_not_part_of_the_fact(said: str, stored: str) -> None:
     assert rule_normalize(said) == stored
+
+
+@pytest.mark.parametrize(("said", "lasting"), [
+    ("我周末喜欢去爬山。", True), ("周末我常去爬山。", True), ("晚上我经常跑步", True), ("我平时也喜欢看电影", True),
+    ("I also speak a little German.", True), ("我会说一点日语", True),
+    ("我今天去了超市", False), ("I speak to my boss tomorrow", False),
+])
+def test_habits_with_a_time_word_and_languages_the_user_speaks_are_lasting(said: str, lasting: bool) -> None:
+    kept = RuleClassifier().classify(said).memory_type is MemoryType.LONG_TERM
+    assert kept is lasting
