@@ -116,8 +116,10 @@ def _bundle_meta(db: Path, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _verify(bundle: Path, config: MemoryConfig, emb: Embedder) -> _Plan:
-    """Check the bundle and that the target's key is the bundle's; nothing is written."""
+def _verify(bundle: Path, config: MemoryConfig, emb: Embedder, shown: Path | None = None) -> _Plan:
+    """Check the bundle and that the target's key is the bundle's; nothing is written. Errors name the bundle as
+    ``shown`` (the folder the user gave, not its private copy)."""
+    named = bundle if shown is None else shown
     secret = config.bundle_signing_key.get_secret_value() if config.bundle_signing_key is not None else None
     manifest = verify_bundle(bundle, config.vector_dim, emb.model_id, secret)
     keys = KeyManager(config.encryption_key, config.encryption_key_file, Path(config.data_dir))
@@ -125,13 +127,13 @@ def _verify(bundle: Path, config: MemoryConfig, emb: Embedder) -> _Plan:
     check = _bundle_meta(bundle / "metadata.sqlite", KEY_CHECK)
     if check is not None and key is None:
         raise EncryptionKeyError(
-            f"the bundle {bundle} holds encrypted memories and the target has no key: give the key of the store it "
+            f"the bundle {named} holds encrypted memories and the target has no key: give the key of the store it "
             "came from as a file (encryption_key_file, on the command line --key-file FILE) or as a value "
             "(encryption_key, or HERMES_MEMORY_ENCRYPTION_KEY); nothing was written"
         )
     if check is not None and key is not None and not ContentCipher(key).verify(check):
         raise EncryptionKeyError(
-            f"the target's encryption key is not the key of the bundle {bundle} (the store it came from used "
+            f"the target's encryption key is not the key of the bundle {named} (the store it came from used "
             "another); nothing was written"
         )
     new_key = None
@@ -337,8 +339,8 @@ def _restore_into_directory(
     copied: Path | None = None
     try:
         copied = new_scratch(data_dir, "bundle")
-        bundle = private_copy(bundle, copied / "bundle")  # from here on only the private copy is read
-        plan = _verify(bundle, config, emb)
+        given, bundle = bundle, private_copy(bundle, copied / "bundle")  # from here on only the copy is read
+        plan = _verify(bundle, config, emb, given)
         plan.trusted = trusted
         if _has_store(data_dir) and not overwrite:
             raise BundleError(f"restore target {data_dir} is not empty; pass overwrite=True (on the command line: "

@@ -33,6 +33,7 @@ def test_without_a_key_the_error_names_both_ways_to_give_one(bundle: Path, tmp_p
         MemoryProvider.restore(bundle, MemoryConfig(data_dir=tmp_path / "b"), embedder=HashingEmbedder())
     message = str(info.value)
     assert "HERMES_MEMORY_ENCRYPTION_KEY" in message and "--key-file" in message and "\n" not in message
+    assert f"the bundle {bundle} holds" in message  # the folder the user gave, not the private copy read
     assert not (tmp_path / "b" / "metadata.sqlite").exists()
 
 

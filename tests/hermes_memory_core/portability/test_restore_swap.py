@@ -75,8 +75,8 @@ def test_files_swapped_right_after_verification_are_never_used(
     real_verify = restore_module._verify
     swaps = []
 
-    def verify_then_swap(bundle: Path, config: Any, emb: Any) -> Any:
-        plan = real_verify(bundle, config, emb)
+    def verify_then_swap(bundle: Path, config: Any, emb: Any, shown: Path | None = None) -> Any:
+        plan = real_verify(bundle, config, emb, shown)
         for name in BUNDLE_FILES:
             shutil.copyfile(forged / name, signed / name)
         swaps.append(bundle)
