@@ -204,6 +204,12 @@ async def serve_streamable_http(
             super().handle_exit(sig, frame)
 
     running = _Server(uvicorn.Config(guarded, host=host, port=port, log_level="warning"))
+
+    def _cut_at_exit(record: logging.LogRecord) -> bool:
+        """After Ctrl-C a client's open stream is cut on purpose: uvicorn's error line for it is not news."""
+        return not (running.interrupted and record.getMessage().startswith("ASGI callable returned without completing"))
+
+    logging.getLogger("uvicorn.error").addFilter(_cut_at_exit)
     await running.serve()
     if running.interrupted:
         # uvicorn shuts down gracefully on Ctrl-C and then raises the signal again, which reaches the command only

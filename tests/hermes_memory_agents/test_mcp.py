@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -143,6 +144,43 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder
     assert "serving MCP for user 'alice' at " + url in err and "hermes-memory: interrupted during mcp" in err
     assert "Authorization: Bearer <token>" in err and "Traceback" not in err
     _check_store(tmp_path / "store", real_embedder, "web-1")
+
+
+def _start_http(tmp_path: Path, port: int) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [*SERVER, "--data-dir", str(tmp_path / "store"), "--user", "alice", "--transport", "streamable-http",
+         "--port", str(port)], env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc
+        except OSError:
+            assert time.monotonic() < deadline, "the server did not start listening"
+            time.sleep(0.2)
+
+
+async def test_ctrl_c_with_a_client_connected_is_still_one_line(tmp_path: Path) -> None:
+    port = _free_port()
+    proc = _start_http(tmp_path, port)
+    try:
+        token = (tmp_path / "store" / "hermes.mcp-token").read_text().strip()
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as client, \
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (read, write, _sid), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            await session.list_tools()
+            await anyio.sleep(1.0)  # the client's event stream (a GET held open) is up by now
+            proc.send_signal(signal.SIGINT)  # while the client's stream is open
+            code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read() if proc.stderr else ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 130, err
+    assert len(lines) == 2 and lines[0].startswith("hermes-memory: serving MCP") and "interrupted during mcp" in lines[1]
 
 
 def test_a_missing_mcp_package_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
