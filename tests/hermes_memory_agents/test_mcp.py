@@ -96,6 +96,12 @@ async def test_stdio_server(tmp_path: Path, real_embedder: Embedder) -> None:
     _check_store(tmp_path / "store", real_embedder, "desk-1")
 
 
+def _default_sigint() -> None:
+    """Ctrl-C as a terminal's foreground command gets it (a test run started in the background ignores SIGINT, and
+    its children would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,7 +113,8 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder
     proc = subprocess.Popen(
         [*SERVER, "--data-dir", str(tmp_path / "store"), "--user", "alice", "--session", "web-1",
          "--transport", "streamable-http", "--port", str(port)],
-        env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + 120
@@ -149,7 +156,8 @@ async def test_streamable_http_server_on_localhost(tmp_path: Path, real_embedder
 def _start_http(tmp_path: Path, port: int) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [*SERVER, "--data-dir", str(tmp_path / "store"), "--user", "alice", "--transport", "streamable-http",
-         "--port", str(port)], env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--port", str(port)], env=_env(), cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint)
     deadline = time.monotonic() + 120
     while True:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""

@@ -158,6 +158,10 @@ def test_the_options_table_of_the_docs_is_the_parsers(monkeypatch: pytest.Monkey
     assert rows["--data-dir"].endswith("| all but `hermes-agent` |") and rows["--log-level"].endswith("| all |")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 #: The number of the read system call, where /proc/PID/syscall shows a process blocked on it.
 _READ_SYSCALL = {"x86_64": "0", "aarch64": "63"}
 
@@ -189,7 +193,10 @@ def test_ctrl_c_is_one_line_and_130(tmp_path: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HERMES_MEMORY_ENCRYPTION_KEY": TEST_KEY,
            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     argv = ["remember", "-", "--user", "u1", "--data-dir", str(tmp_path / "d")]
+    # Ctrl-C as a terminal's foreground command gets it: a test run started in the background (`cmd &` in a
+    # script) ignores SIGINT, and its children would inherit that
     proc = subprocess.Popen([sys.executable, "-m", "hermes_memory_core.cli", *argv], cwd=tmp_path, env=env,
+                            preexec_fn=_default_sigint,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_reading_stdin(proc)  # imported and waiting on standard input (a Ctrl-C during the imports is Python's own)
     proc.send_signal(signal.SIGINT)
