@@ -131,6 +131,7 @@ class MemoryEngine(EngineOperations):
                 f"says vector_dim={config.vector_dim}"
             )
         alone = config.vector_backend == "edge" and vector_store is None  # the embedded engine serves one process
+        self.alone = alone  # no other process uses the store while this one has it open
         self.metadata: MetadataStore = build_metadata_store(config, read_only=self.read_only, alone=alone)
         if self.read_only:
             self.metadata = cast(MetadataStore, ReadOnlyMetadata(self.metadata, self.read_only_reason))

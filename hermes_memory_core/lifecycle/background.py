@@ -61,12 +61,17 @@ class BackgroundLifecycle:
     def resume(self) -> None:
         """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet, the
         turns of sessions still open — a process that ended without closing them: the answered ones and the last
-        user message still waiting for its answer —, queued promotions)."""
+        user message still waiting for its answer —, queued promotions). On a store only one process opens at a time
+        (the embedded default) those open sessions ended with their process: they are ended now, so what the user
+        said in them is promoted to the profile and facts too."""
         sessions = self.engine.sessions
         for user_id, session_id in sessions.overflowing(self.engine.config.ring_size):
             self.schedule_compaction(user_id, session_id)
         now = self.engine.now()
-        ended = set(sessions.unarchived(now, self.engine.config.session_idle_seconds))
+        # a store that serves one process at a time: the process that held its open sessions is gone, so they ended
+        # (and what the user said in them is promoted now); a store shared by processes ends only idle ones
+        idle = -now if self.engine.alone else self.engine.config.session_idle_seconds
+        ended = set(sessions.unarchived(now, idle))
         for user_id, session_id in sessions.unarchived(now, -now):  # every session with turns not archived yet
             if (user_id, session_id) in ended:
                 self.schedule_end(user_id, session_id)
@@ -86,7 +91,7 @@ class BackgroundLifecycle:
         """Wait, at most ``timeout`` seconds, until no job that keeps what ``user_id`` said is pending or running
         (archives, session ends, compactions and the promotions they trigger): a recall right after a turn or a
         new session then finds the turns just answered. True when none was left."""
-        said = {"compact", "archive", "end", "left"}
+        said = {"compact", "archive", "archive-open", "end", "left"}
         return self.worker.settle(lambda job: isinstance(job, tuple) and len(job) > 1 and job[0] in said
                                   and job[1] == user_id, timeout)
 

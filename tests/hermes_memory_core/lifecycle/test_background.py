@@ -70,3 +70,28 @@ def test_an_injection_said_last_is_still_refused(config: MemoryConfig, embedder:
         mem.flush()
         assert [c for _r, c, _n in _said(mem)] == [FIRST[1], ANSWER[1]]
         assert mem.stats().by_type.get(MemoryType.LONG_TERM.value, 0) == 0
+
+
+def test_what_the_user_said_in_a_session_never_closed_is_promoted_at_the_next_open(
+    config: MemoryConfig, embedder: Embedder,
+) -> None:
+    """The embedded default serves one process at a time: the process that held the open session is gone, so the
+    session ended with it, and the user's facts and profile are there the next time (not a day later). A store that
+    processes share (server mode) ends only idle sessions: another process may still be in it."""
+    clock = Clock()
+    with MemoryProvider(config, embedder=embedder, clock=clock) as mem:
+        s = mem.session("u1", "chat")
+        s.add_messages([("user", "My daughter Mia just started school."), ("assistant", "Congratulations!")])
+        s.add_messages([("user", "I usually drink green tea in the afternoon."), ("assistant", "Nice.")])
+        mem.flush()
+        assert mem.stats().by_type.get("permanent", 0) == mem.stats().by_type.get("long_term", 0) == 0
+    clock.now += 120  # well within session_idle_seconds
+    with MemoryProvider(config, embedder=embedder, clock=clock) as mem:
+        if config.metadata_url is not None:  # server mode: other processes may still be in that session
+            mem.flush()
+            assert mem.stats().by_type.get("permanent", 0) == mem.stats().by_type.get("long_term", 0) == 0
+            return
+        hits = mem.recall("Tell me about my family.", user_id="u1")
+        assert hits and hits[0].content == "The user's daughter Mia just started school."
+        assert [r.content for r in mem.list_memories(user_id="u1", memory_types=["long_term"])] == [
+            "The user usually drinks green tea in the afternoon."]
