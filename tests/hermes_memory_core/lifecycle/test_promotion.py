@@ -5,30 +5,16 @@ as a standing order (both metadata backends)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_memory_core import Caller, MemoryProvider, MemoryType
-from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.lifecycle.classifier import split_facts
 from hermes_memory_core.lifecycle.promotion import PREFERENCE_REASON, own_parts
-from tests.conftest import BACKENDS, make_config
 from tests.hermes_memory_core.fake_llms import ScriptedLLM
 from tests.hermes_memory_core.trust import injection_corpus as corpus
 from tests.hermes_memory_core.trust import world_corpus
 from tests.hermes_memory_core.trust.test_injection import ATTACKS as INJECTION_ATTACKS
-
-
-@pytest.fixture(params=BACKENDS)
-def plain(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
-    """A provider opened the way a new user opens one: no caller."""
-    provider = MemoryProvider(make_config(tmp_path / "store", request.param), embedder=embedder)
-    try:
-        yield provider
-    finally:
-        provider.close()
 
 
 def _profile(mem: MemoryProvider, user_id: str = "u1") -> list[str]:
