@@ -83,23 +83,23 @@ _WRAPPER_EN = (r"i(?:'d|\s+would)\s+(?:like|prefer|love)\s+(?:it\s+if\s+)?you\s+
 _LEAD_EN = rf"(?:(?:please|pls|kindly|hey|ok|okay|also|and|so)\s*,?\s+|(?:{_LASTING_EN})\s*,?\s+|(?:{_WRAPPER_EN}))*"
 _TO_ME = r"(?:\s+(?:to|with)\s+me)?"
 _SPEAK = r"(?:reply|respond|answer|talk|speak|write|chat|communicate|converse)"
-_CORES_EN: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("reply_language", re.compile(
+_CORES_EN: dict[str, str] = {  # topic -> the core of such a preference
+    "reply_language": (
         rf"{_SPEAK}{_TO_ME}(?:\s+(?:only|always))?\s+in\s+(?P<value>{_LANG})(?:\s+only)?"
         rf"|use\s+(?:only\s+)?(?P<value2>{_LANG})(?:\s+only)?(?:\s+(?:with\s+me|when\s+(?:you\s+)?(?:reply|replying|"
-        r"answer|answering|respond|responding|talk|talking|speak|speaking|write|writing)(?:\s+to\s+me)?))?")),
-    ("reply_length", re.compile(
+        r"answer|answering|respond|responding|talk|talking|speak|speaking|write|writing)(?:\s+to\s+me)?))?"),
+    "reply_length": (
         r"keep\s+(?:your\s+|the\s+)?(?:answers|replies|responses)\s+(?:(?:very|nice\s+and|fairly|quite)\s+)?"
         r"(?P<value>short|brief|concise)"
         r"|(?:be|answer|reply|respond)\s+(?:(?:very|more)\s+)?(?P<value2>brief|briefly|concise|concisely|short|in\s+detail)"
-        r"|give\s+(?:me\s+)?(?:(?:very|more)\s+)?(?P<value3>short|brief|concise|detailed)\s+(?:answers|replies|responses)")),
-    ("reply_tone", re.compile(
+        r"|give\s+(?:me\s+)?(?:(?:very|more)\s+)?(?P<value3>short|brief|concise|detailed)\s+(?:answers|replies|responses)"),
+    "reply_tone": (
         rf"(?:be|answer|reply|respond|talk|speak|write)\s+(?:(?:more|a\s+bit\s+more|a\s+little\s+more)\s+)?"
-        rf"(?P<value>formal|formally|casual|casually|informal|informally|friendly|polite|politely){_TO_ME}")),
-    ("reply_format", re.compile(
+        rf"(?P<value>formal|formally|casual|casually|informal|informally|friendly|polite|politely){_TO_ME}"),
+    "reply_format": (
         r"(?:use|(?:answer|reply|respond|write)\s+(?:with|in|using))\s+(?P<value>bullet\s+points|bullets|plain\s+text|"
-        r"markdown|numbered\s+lists)")),
-)
+        r"markdown|numbered\s+lists)"),
+}
 _TAIL_EN = (rf"(?:\s*,?\s*(?:please|thanks|thank\s+you|{_LASTING_EN}|with\s+me|to\s+me|for\s+me|"
             r"when\s+you\s+(?:talk|speak|reply|write|answer|respond)\s+to\s+me|if\s+you\s+can|if\s+possible))*")
 _VALUE_EN = {"briefly": "short", "brief": "short", "concise": "short", "concisely": "short", "short": "short",
@@ -107,24 +107,24 @@ _VALUE_EN = {"briefly": "short", "brief": "short", "concise": "short", "concisel
              "informal": "casual", "informally": "casual", "politely": "polite", "bullets": "bullet points"}
 
 #: Every topic a reply preference is kept under (its memory's ``fact_key``): recall brings them to every turn.
-PREFERENCE_KEYS: tuple[str, ...] = tuple(dict.fromkeys(key for key, _pattern in _CORES_EN))
+PREFERENCE_KEYS: tuple[str, ...] = tuple(_CORES_EN)
 
 # ----------------------------------------------------------------------------------------------------- Chinese
 _LASTING_ZH = r"以后|今后|从现在起|从现在开始|从今以后|从今天起|往后|接下来|一直|总是|始终|每次|永远|一律|都|统一|默认"
 _WRAPPER_ZH = r"我希望你|我想让你|我要你|希望你|我更喜欢你|我喜欢你"
 _LEAD_ZH = rf"(?:{_LASTING_ZH}|{_WRAPPER_ZH}|请|麻烦|你|您|尽量|能|可以|就|也|,|，|\s)*"
-_CORES_ZH: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("reply_language", re.compile(
+_CORES_ZH: dict[str, str] = {  # topic -> the core of such a preference
+    "reply_language": (
         rf"(?:用|使用|以|说|讲)(?P<value>{_LANG})(?:来|跟我|和我|与我|对我|给我|都)*(?:回答|回复|答复|回应|作答|说话|交流|沟通|"
         r"聊天|聊|对话|写|回)(?:我|问题|我的问题|我的消息)?"
         rf"|(?:跟我|和我|对我)(?:说|讲|聊)(?P<value2>{_LANG})"
-        rf"|(?:回答|回复|答复|说话|交流|聊天)(?:我)?(?:都|一律|请)*(?:用|使用)(?P<value3>{_LANG})")),
-    ("reply_length", re.compile(
+        rf"|(?:回答|回复|答复|说话|交流|聊天)(?:我)?(?:都|一律|请)*(?:用|使用)(?P<value3>{_LANG})"),
+    "reply_length": (
         r"(?:回答|回复|答复)(?:我)?(?:要|请|尽量|都|一定要)*(?P<value>简短|简洁|简单|详细)(?:一些|一点|点|些)?"
-        r"|(?P<value2>简短|简洁|详细)(?:地|一些|一点|点)?(?:回答|回复|答复)(?:我)?")),
-    ("reply_tone", re.compile(
-        r"(?:回答|回复|说话)(?:要|请|尽量|都)*(?P<value>正式|随意|礼貌|友好)(?:一些|一点|点|些)?")),
-)
+        r"|(?P<value2>简短|简洁|详细)(?:地|一些|一点|点)?(?:回答|回复|答复)(?:我)?"),
+    "reply_tone": (
+        r"(?:回答|回复|说话)(?:要|请|尽量|都)*(?P<value>正式|随意|礼貌|友好)(?:一些|一点|点|些)?"),
+}
 _TAIL_ZH = r"(?:吧|好吗|好不好|可以吗|行吗|谢谢你?|哦|啊|呀|哈|，|,|\s)*"
 _VALUE_ZH = {"简短": "short", "简洁": "short", "简单": "short", "详细": "detailed", "正式": "formal",
              "随意": "casual", "礼貌": "polite", "友好": "friendly"}
@@ -156,8 +156,8 @@ def _match(text: str) -> Preference | None:
     body = _END.sub("", text)
     cores = _CORES_EN if english else _CORES_ZH
     lead, tail = (_LEAD_EN, _TAIL_EN) if english else (_LEAD_ZH, _TAIL_ZH)
-    for key, core in cores:
-        whole = re.fullmatch(rf"\s*{lead}(?:{core.pattern}){tail}", body)
+    for key, core in cores.items():
+        whole = re.fullmatch(rf"\s*{lead}(?:{core}){tail}", body)
         if whole is None:
             continue
         value = _value(whole)
