@@ -251,11 +251,6 @@ class MemoryConfig(_Strict):
     session_idle_seconds: int = Field(
         86_400, ge=60, description="A session with no message for this long counts as closed (forget() expires it)."
     )
-    recall_settle_seconds: float = Field(
-        2.0, ge=0, le=60, description="search() and recall() first wait, at most this long, for the user's turns "
-        "still being kept in the background (a turn just answered, a session just ended), so that a question asked "
-        "right after finds them.",
-    )
     conversation_memories: bool = Field(
         True,
         description="Keep what was said in sessions as conversation memories (one per user or assistant message, "
@@ -351,6 +346,11 @@ class MemoryConfig(_Strict):
         0.8, ge=0, le=1, description="recall() keeps the hits scoring at least this share of the best hit's score, "
         "so a prompt gets the answer and what competes with it rather than top_k memories whatever they are; 0: "
         "every hit up to top_k.",
+    )
+    recall_settle_seconds: float = Field(
+        2.0, ge=0, le=60, description="search() and recall() first wait, at most this long, for the user's turns "
+        "still being kept in the background (a turn just answered, a session just ended), so that a question asked "
+        "right after finds them.",
     )
     hot_cache_size: int = Field(
         100, ge=0, le=100_000, description="Records of each user's most-searched memories kept in memory (0: off)."
