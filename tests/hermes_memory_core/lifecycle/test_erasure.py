@@ -57,10 +57,15 @@ def _populate(mem: MemoryProvider, user: str, secret: str, queue: bool = True) -
     return w
 
 
-def _vector_bytes(mem: MemoryProvider, user: str) -> list[bytes]:
-    """Each of the user's vectors as the engine stores them (whole: the test embedder's values repeat)."""
-    return [np.asarray(p.vector, dtype=np.float32).tobytes()
-            for b in mem.engine.vectors.iter_points(with_vectors=True) for p in b if p.payload["user_id"] == user]
+def _vector_bytes(mem: MemoryProvider, user: str, own: bool = False) -> list[bytes]:
+    """Each of the user's vectors as the engine stores them (whole: the test embedder's values repeat). With ``own``,
+    only those no other user's vector equals: the test embedder hashes words into 384 buckets, so two users' lines
+    that differ in one unique word get the same vector about once in 770 words, and the other user's copy rightly
+    stays after a purge."""
+    points = [(p.payload["user_id"], np.asarray(p.vector, dtype=np.float32).tobytes())
+              for b in mem.engine.vectors.iter_points(with_vectors=True) for p in b]
+    others = {vec for who, vec in points if who != user} if own else set()
+    return [vec for who, vec in points if who == user and vec not in others]
 
 
 def _files_holding(root: Path, needles: list[bytes]) -> dict[str, list[bytes]]:
@@ -140,7 +145,7 @@ def test_purge_user_leaves_no_byte_and_no_other_user_is_touched(
         # the other user's data has no queued promotion: the next open would promote it in the background, and the
         # snapshot taken after the reopen would race that (legitimate) change
         _populate(mem, other, other[-8:], queue=False)
-        vectors = _vector_bytes(mem, victim)
+        vectors = _vector_bytes(mem, victim, own=True)
         assert len(vectors) >= 4 and mem.hot_cache.size(victim) > 0
         before = _snapshot(mem, other, other[-8:])
         if backend == "embedded":  # the needles are found where they are: the grep below can fail
@@ -294,7 +299,7 @@ def test_a_purge_killed_midway_is_completed(stage: str, tmp_path: Path, embedder
     with MemoryProvider(make_config(data, **shard), embedder=embedder, caller=ADMIN) as mem:
         words = _populate(mem, victim, victim[-8:])
         _populate(mem, "other", "otherword", queue=False)
-        vectors = _vector_bytes(mem, victim)
+        vectors = _vector_bytes(mem, victim, own=True)
         before = _snapshot(mem, "other", "otherword")
     out = _run_child(data, stage, victim)
     assert "DONE" not in out
@@ -322,7 +327,7 @@ def test_purges_killed_at_random_points(tmp_path: Path, embedder: Embedder) -> N
         victim = f"victim{round_no}x{uuid.uuid4().hex[:6]}"
         with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
             words = _populate(mem, victim, victim[-8:])
-            vectors = _vector_bytes(mem, victim)
+            vectors = _vector_bytes(mem, victim, own=True)
         _run_child(data, "random", victim, kill_after=rnd.uniform(0.0, 3.0))
         with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
             mem.reconcile()
