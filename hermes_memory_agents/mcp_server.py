@@ -209,8 +209,12 @@ async def serve_streamable_http(
         """After Ctrl-C a client's open stream is cut on purpose: uvicorn's error line for it is not news."""
         return not (running.interrupted and record.getMessage().startswith("ASGI callable returned without completing"))
 
-    logging.getLogger("uvicorn.error").addFilter(_cut_at_exit)
-    await running.serve()
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    uvicorn_errors.addFilter(_cut_at_exit)
+    try:
+        await running.serve()
+    finally:  # the logger is global: a later server in this process gets no filter of this one
+        uvicorn_errors.removeFilter(_cut_at_exit)
     if running.interrupted:
         # uvicorn shuts down gracefully on Ctrl-C and then raises the signal again, which reaches the command only
         # when the event loop has not finished first: say it here, every time (one line, exit status 130)
