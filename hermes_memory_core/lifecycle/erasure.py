@@ -106,14 +106,10 @@ def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | N
     engine.need_open()
     exports = tuple(remove_partial_exports(engine))
     for other in engine.pending_erasures():  # what killed processes left, ours last
-        if other != erasure:
-            with engine.write_lock:
-                engine.erase(other)
+        if other != erasure and not _erase(engine, other)[1]:
             _settle(engine, other)
-    with engine.write_lock:
-        engine.need_open()
-        removed = engine.erase(erasure)
-    left = _settle(engine, erasure)
+    removed, left = _erase(engine, erasure)
+    left = left or _settle(engine, erasure)
     return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)
 
 
@@ -126,8 +122,7 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     with engine.write_lock:
         engine.need_open()
         engine.record_erasure(erasure)
-        engine.erase(erasure)
-    left = _settle(engine, erasure)
+    left = _erase(engine, erasure)[1] or _settle(engine, erasure)
     return ErasureReport(rec.user_id, 1, time.perf_counter() - started, left)
 
 
@@ -137,10 +132,20 @@ def finish_erasures(engine: MemoryEngine) -> int:
     remove_partial_exports(engine)
     finished = 0
     for erasure in engine.pending_erasures():
-        with engine.write_lock:
-            engine.erase(erasure)
-        finished += not _settle(engine, erasure)
+        _removed, left = _erase(engine, erasure)
+        finished += not (left or _settle(engine, erasure))
     return finished
+
+
+def _erase(engine: MemoryEngine, erasure: Erasure) -> tuple[int, str]:
+    """Steps 3-4 under the write lock. Returns (memories removed, what is left): when a reader keeps a vector
+    file's log from being emptied, the erasure stays recorded (steps 3-4 are idempotent) for the next try."""
+    with engine.write_lock:
+        engine.need_open()
+        try:
+            return engine.erase(erasure), ""
+        except StoreBusyError as exc:
+            return 0, str(exc)
 
 
 def _settle(engine: MemoryEngine, erasure: Erasure) -> str:

@@ -26,13 +26,14 @@ import json
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreClosedError
+from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint
 
@@ -41,6 +42,7 @@ __all__ = ["SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
 #: Points a store keeps in its small vector file; the next write that would pass it moves them into the engine.
 #: Measured by ``benchmarks/store_size.py``: at 10,000 points an exact search here is ~2 ms, the file 21 MiB.
 SMALL_STORE_MAX_POINTS = 10_000
+_CHECKPOINT_WAIT = 2.0  # seconds a reader of the file may keep the log from being emptied, in all
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS points (id TEXT PRIMARY KEY, vector BLOB NOT NULL, payload TEXT NOT NULL);
@@ -253,18 +255,41 @@ class SmallVectorStore:
             self.delete(doomed)
 
     def compact_deleted(self) -> None:
-        """Rebuild the file and empty its log: no byte of a deleted point stays (``secure_delete`` zeroed it)."""
+        """Rebuild the file and empty its log: no byte of a deleted point stays (``secure_delete`` zeroed it).
+
+        Raises:
+            StoreBusyError: Another connection (a ``sqlite3`` shell, a backup) held a read transaction on the file
+                for longer than :data:`_CHECKPOINT_WAIT` seconds, so the log still holds old page images; the
+                erasure that asked stays recorded and the next open or ``reconcile()`` finishes it.
+        """
         with self._lock:
             conn = self._need(write=True)
             try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._truncate_log(conn)
                 conn.execute("VACUUM")
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._truncate_log(conn)
             except sqlite3.OperationalError as exc:
                 full = _full(exc, self.path)
                 if full is not None:
                     raise full from exc
                 raise
+
+    def _truncate_log(self, conn: sqlite3.Connection) -> None:
+        """Checkpoint and truncate the log, retrying while a reader keeps it busy (bounded in total)."""
+        deadline, pause = time.monotonic() + _CHECKPOINT_WAIT, 0.01
+        while True:
+            conn.execute("PRAGMA busy_timeout=0")
+            try:
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                conn.execute("PRAGMA busy_timeout=5000")
+            if not busy:
+                return
+            if time.monotonic() + pause > deadline:
+                raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for "
+                                     f"{_CHECKPOINT_WAIT:g} s; the rewrite is left for reconcile() or the next open")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
     # ----------------------------------------------------------------- reads
     def _rows(self, flt: VectorFilter) -> np.ndarray:

@@ -88,3 +88,22 @@ def test_purge_without_a_reader_leaves_nothing(mem: MemoryProvider) -> None:
     assert report.left == "" and report.as_dict()["left"] == "" and report.memories == 1
     assert mem.engine.metadata.pending_erasures() == [] and not _on_disk(mem, b"secret of alice")
     assert (Path(mem.config.data_dir) / f"{METADATA_FILE}-wal").stat().st_size == 0
+
+
+def test_a_reader_of_the_small_vector_file_is_reported_as_left_and_reconcile_finishes(mem: MemoryProvider) -> None:
+    mem.add_many([{"content": f"secret of alice {i}", "user_id": "alice"} for i in range(3)])
+    mem.add("bob's memory", user_id="bob")
+    small = next(p for p in Path(mem.config.data_dir).rglob("*.sqlite") if p.name != METADATA_FILE)
+    proc = subprocess.Popen([sys.executable, "-c", READER, str(small)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+        report = mem.purge_user("alice")
+        assert "write-ahead log busy" in report.left  # not a silent leftover
+        assert len(mem.engine.metadata.pending_erasures()) == 1
+        assert mem.search("secret of alice", user_id="alice") == []
+    finally:
+        _release(proc)
+    assert mem.reconcile().erasures_finished == 1
+    assert mem.engine.metadata.pending_erasures() == []
+    assert mem.search("memory", user_id="bob")

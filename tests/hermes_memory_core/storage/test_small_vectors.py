@@ -124,6 +124,31 @@ def test_deleted_points_leave_no_byte_in_the_small_file(tmp_path: Path) -> None:
             assert b"erased-user-x" not in data and b"erasedtagx" not in data, path.name
 
 
+def test_a_reader_holding_the_small_file_is_a_typed_busy_error_not_a_silent_leftover(tmp_path: Path) -> None:
+    import sqlite3
+
+    from hermes_memory_core.errors import StoreBusyError
+
+    store = EdgeVectorStore(tmp_path / "c", DIM, "c")
+    store.open()
+    store.upsert([VectorPoint(p.id, p.vector, {**p.payload, "user_id": "erased-user-x"}) for p in _points(3)])
+    reader = sqlite3.connect(str(store.small_path), isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM points").fetchone()  # a read transaction pins the log
+    try:
+        store.delete_user("erased-user-x")
+        with pytest.raises(StoreBusyError, match="write-ahead log busy"):
+            store.compact_deleted()
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    store.compact_deleted()  # the reader gone, the rewrite completes
+    store.close()
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"erased-user-x" not in path.read_bytes(), path.name
+
+
 def test_a_full_disk_is_a_typed_error_for_a_small_store(tmp_path: Path) -> None:
     import os
 
