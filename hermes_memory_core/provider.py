@@ -137,7 +137,7 @@ class MemoryProvider(StoreAdministration):
     def _who(self, caller: Caller | None) -> Caller:
         return self.caller if caller is None else v.check_caller(caller)
 
-    def _reader(self, user_id: str | None, caller: Caller | None) -> Caller:  # as caller_for, scoped to the user
+    def _acting(self, user_id: str | None, caller: Caller | None) -> Caller:  # as caller_for, scoped to the user
         return self._who(caller) if user_id is None else self.caller_for(user_id, caller).toward(user_id)
 
     def caller_for(self, user_id: str, caller: Caller | None = None, *, source: str = "user") -> Caller:
@@ -328,7 +328,8 @@ class MemoryProvider(StoreAdministration):
             user_id: When given, the memory must belong to this user.
             metadata: When given, replaces the memory's metadata (metadata is not versioned).
             tags: When given, replaces the memory's tags (tags are not versioned).
-            caller: Who writes (permanent memories need ``write_permanent``).
+            caller: Who writes (permanent memories need ``write_permanent``); by default as :meth:`caller_for`
+                when ``user_id`` is given (the user corrects their own fact), else the provider's caller.
             trusted: Skip the injection guard (a vetted import); by default flagged content is refused with
                 :class:`InjectionRejectedError` and the memory keeps its current version.
         """
@@ -339,7 +340,7 @@ class MemoryProvider(StoreAdministration):
         note = v.check_text(version_note, "version_note")
         meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
         new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True)
+        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), write=True)
         version = self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
         if self.llm is not None:
             self._background.schedule_terms()  # the new version's own key terms
@@ -349,10 +350,11 @@ class MemoryProvider(StoreAdministration):
                caller: Caller | None = None) -> bool:
         """Soft-delete: the memory is never returned again and leaves the indexes at once; its history stays (and
         ``search(as_of=...)`` before now finds it). ``hard=True`` erases it (also a soft-deleted one) completely:
-        no file of the store keeps a byte of it (see :mod:`~hermes_memory_core.lifecycle.erasure`)."""
+        no file of the store keeps a byte of it (see :mod:`~hermes_memory_core.lifecycle.erasure`). With
+        ``user_id`` and no ``caller`` it acts as :meth:`caller_for` (the user forgets their own fact)."""
         self._need_writable("delete a memory")
         note = v.check_text(reason, "reason")
-        rec = self.engine.owned(memory_id, user_id, self._who(caller), write=True,
+        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), write=True,
                                 include_inactive=v.check_flag(hard, "hard"))
         if hard:
             erase_memory(self.engine, rec)
@@ -370,14 +372,14 @@ class MemoryProvider(StoreAdministration):
             caller: Who reads (permanent memories need ``read_permanent``); by default as :meth:`caller_for`.
         """
         self.engine.need_open()
-        return self.engine.owned(memory_id, user_id, self._reader(user_id, caller))
+        return self.engine.owned(memory_id, user_id, self._acting(user_id, caller))
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
     ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self.engine.need_open()
-        rec = self.engine.owned(memory_id, user_id, self._reader(user_id, caller), include_inactive=True)
+        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), include_inactive=True)
         return self.engine.versions(rec.id)
 
     def list_memories(
@@ -409,7 +411,7 @@ class MemoryProvider(StoreAdministration):
             caller: Who reads.
         """
         self.engine.need_open()
-        who = self._reader(user_id, caller)
+        who = self._acting(user_id, caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
         flt = self.engine.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
@@ -467,7 +469,7 @@ class MemoryProvider(StoreAdministration):
         self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.search(query, user_id=user_id, top_k=top_k, memory_types=memory_types,
                                    session_id=session_id, tags=tags, time_range=time_range, now=now,
-                                   min_score=min_score, as_of=as_of, who=self._reader(user_id, caller),
+                                   min_score=min_score, as_of=as_of, who=self._acting(user_id, caller),
                                    llm=llm or self.llm)
 
     def recall(
@@ -495,7 +497,7 @@ class MemoryProvider(StoreAdministration):
         self._background.settle(user_id, self.engine.config.recall_settle_seconds)
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
-                                   who=self._reader(user_id, caller), llm=llm or self.llm)
+                                   who=self._acting(user_id, caller), llm=llm or self.llm)
 
     # ------------------------------------------------------------------ tiers and lifecycle
     def session(self, user_id: str, session_id: str, *, llm: LLM | None = None) -> SessionMemory:

@@ -96,6 +96,12 @@ class _MemoryTools:
             context = None
         return user_id_of(context, config, "memory tools")
 
+    @property
+    def changer(self) -> Caller:
+        """Who updates or deletes: the tools' caller, else the provider's own, never the user's authority (the
+        model calls these tools: a changed or forgotten fact needs a caller allowed to change it)."""
+        return self.caller if self.caller is not None else self.memory.caller
+
     @staticmethod
     def check(action: str, content: str | None, memory_id: str | None) -> None:
         if action == "create" and memory_id is not None:
@@ -127,10 +133,10 @@ class _MemoryTools:
             if action == "update":
                 assert content is not None
                 self._check_update(memory_id, content, user_id)
-                self.memory.update(memory_id, content, user_id=user_id, caller=self.caller,
+                self.memory.update(memory_id, content, user_id=user_id, caller=self.changer,
                                    version_note="updated by the manage_memory tool")
                 return f"updated memory {memory_id}"
-            self.memory.delete(memory_id, user_id=user_id, caller=self.caller, reason="deleted by the manage_memory tool")
+            self.memory.delete(memory_id, user_id=user_id, caller=self.changer, reason="deleted by the manage_memory tool")
             return f"deleted memory {memory_id}"
         except NotFoundError:
             raise ToolException(f"No memory with id {memory_id} (search_memory lists the ids).") from None

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from langchain_core.messages import ToolCall
 
 from hermes_memory_core import Caller, InvalidInputError, MemoryProvider, MemoryType
+from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesStore, create_memory_tools
+from tests.conftest import make_config
 
 ALICE = {"configurable": {"user_id": "alice"}}
 
@@ -129,3 +132,16 @@ def test_search_shows_a_stored_instruction_as_withheld(mem: MemoryProvider) -> N
     assert found[planted]["content"] == WITHHELD_NOTE and found[planted]["withheld"] is True
     assert "ignore previous" not in json.dumps(found, ensure_ascii=False).lower()
     assert _id(manage.invoke({"action": "delete", "id": planted}, ALICE)) == planted
+
+
+def test_the_model_cannot_change_or_forget_a_fact_on_the_users_authority(tmp_path: Path, embedder: Embedder) -> None:
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder) as plain:  # a new user's setup: no caller
+        fact = plain.remember("I live in Beijing", user_id="alice")
+        assert fact.id is not None and fact.memory_type is MemoryType.PERMANENT
+        manage, _search = create_memory_tools(plain, user_id="alice")
+        for args in ({"action": "update", "id": fact.id, "content": "The user lives in Paris."},
+                     {"action": "delete", "id": fact.id}):
+            message = manage.invoke(ToolCall(name=manage.name, args=args, id="c", type="tool_call"))
+            assert message.status == "error" and "may not change permanent" in message.content
+        assert plain.get(fact.id, user_id="alice").version == 1  # the user themselves still may
+        assert plain.update(fact.id, "The user lives in Paris.", user_id="alice") == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_memory_core import Caller, MemoryProvider, MemoryType, PermissionDeniedError
+from hermes_memory_core import Caller, MemoryProvider, MemoryType, NotFoundError, PermissionDeniedError
 from hermes_memory_core.lifecycle.classifier import rule_normalize
 
 OWN_FACTS = [
@@ -43,6 +43,27 @@ def test_the_users_facts_are_theirs_alone(plain: MemoryProvider) -> None:
                for h in plain.search("allergic peanuts", user_id="u1", caller=Caller("app")))
     with pytest.raises(PermissionDeniedError):
         plain.get(fact.id)
+
+
+def test_the_user_corrects_and_forgets_their_own_fact(plain: MemoryProvider) -> None:
+    fact = plain.remember("I live in Beijing", user_id="u1")
+    assert fact.id is not None and fact.memory_type is MemoryType.PERMANENT
+    # a call bound to no user, a third party and another user keep today's limits: nothing changes
+    with pytest.raises(PermissionDeniedError):
+        plain.update(fact.id, "The user lives in Shanghai.")
+    with pytest.raises(PermissionDeniedError):
+        plain.update(fact.id, "The user lives in Shanghai.", user_id="u1", caller=Caller("app", read_permanent=True))
+    with pytest.raises(NotFoundError):
+        plain.delete(fact.id, user_id="u2")
+    with pytest.raises(PermissionDeniedError):
+        plain.delete(fact.id)
+    assert [r.version for r in plain.history(fact.id, user_id="u1")] == [1]
+    # the user themselves: a new version (the old one stays in the history), then forgotten
+    assert plain.update(fact.id, "The user lives in Shanghai.", user_id="u1") == 2
+    assert plain.get(fact.id, user_id="u1").content == "The user lives in Shanghai."
+    assert plain.history(fact.id, user_id="u1")[0].content.startswith("The user lives in Beijing")
+    assert plain.delete(fact.id, user_id="u1")
+    assert plain.recall("Where do I live?", user_id="u1") == []
 
 
 def test_a_tool_result_never_writes_a_fact_on_the_users_authority(plain: MemoryProvider) -> None:
