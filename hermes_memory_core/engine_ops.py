@@ -158,6 +158,13 @@ class EngineOperations:
                 return found
         return None
 
+    def find_by_metadata_values(self, user_id: str, key: str, values: Sequence[str],
+                                tier: MemoryType) -> dict[str, str]:
+        """:meth:`find_by_metadata` for several values of one tier in one query: ``{value: id}`` for those found."""
+        stored = {self.codec.lookup_value(tier.value, key, value): value for value in values}
+        found = self.metadata.find_by_metadata_values(user_id, key, list(stored), [tier.value])
+        return {stored[kept]: mid for kept, mid in found.items()}
+
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (the caller checked permission)."""
         return self.metadata.versions(memory_id)

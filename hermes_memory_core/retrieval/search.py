@@ -479,7 +479,7 @@ class Searcher:
         :data:`~hermes_memory_core.trust.injection_preference.PREFERENCE_KEYS`), which hold for every answer, as
         hits scored 1.0."""
         engine = self.engine
-        ids = [mid for key in PREFERENCE_KEYS
-               if (mid := engine.find_by_metadata(user_id, "fact_key", key, (MemoryType.LONG_TERM,))) is not None]
+        found = engine.find_by_metadata_values(user_id, "fact_key", PREFERENCE_KEYS, MemoryType.LONG_TERM)
+        ids = [found[key] for key in PREFERENCE_KEYS if key in found]
         records = engine.active_records(ids, user_id, now=engine.now(v.check_timestamp(now, "now"))) if ids else {}
         return [MemoryHit(records[mid], 1.0, 1.0, None, None, None, False) for mid in ids if mid in records]

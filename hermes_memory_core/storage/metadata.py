@@ -277,6 +277,10 @@ class MemoryRecords(Protocol):
         """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``,
         ``value`` as the codec keeps it (:meth:`RowCodec.lookup_value`: a keyed hash for sealed tiers)."""
 
+    def find_by_metadata_values(self, user_id: str, key: str, values: Sequence[str],
+                                memory_types: Sequence[str]) -> dict[str, str]:
+        """:meth:`find_by_metadata` for several values in one query: ``{value: id}`` for the values found."""
+
     def iter_active(self, batch_size: int = 1000) -> Iterator[list[MemoryRecord]]:
         """Every active memory, in batches ordered by id."""
 

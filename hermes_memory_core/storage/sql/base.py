@@ -493,12 +493,22 @@ class SQLMetadataStore(KnowledgeRows):
     def find_by_metadata(self, user_id: str, key: str, value: str, memory_types: Sequence[str]) -> str | None:
         """Id of the user's most recently updated active memory of these tiers with ``metadata[key] == value``
         (``key`` is our own constant)."""
-        row = self.reader().execute(
-            f"SELECT id FROM memory_entries WHERE user_id = ? AND memory_type IN ({','.join('?' * len(memory_types))}) "
-            f"AND is_active = 1 AND {self.db.json_text('metadata', key)} = ? ORDER BY updated_at DESC LIMIT 1",
-            (user_id, *memory_types, value),
-        ).fetchone()
-        return None if row is None else str(row[0])
+        return self.find_by_metadata_values(user_id, key, [value], memory_types).get(value)
+
+    def find_by_metadata_values(self, user_id: str, key: str, values: Sequence[str],
+                                memory_types: Sequence[str]) -> dict[str, str]:
+        """:meth:`find_by_metadata` for several values in one query: ``{value: id}`` for the values found."""
+        field = self.db.json_text("metadata", key)
+        rows = self.reader().execute(
+            f"SELECT {field}, id FROM memory_entries WHERE user_id = ? AND memory_type IN "
+            f"({','.join('?' * len(memory_types))}) AND is_active = 1 AND {field} IN ({','.join('?' * len(values))}) "
+            "ORDER BY updated_at DESC",
+            (user_id, *memory_types, *values),
+        ).fetchall()
+        found: dict[str, str] = {}
+        for value, mid in rows:
+            found.setdefault(str(value), str(mid))
+        return found
 
     def lifecycle_rows(self, memory_types: Sequence[str]) -> list[LifecycleRow]:
         """Active memories of these tiers with what forgetting weighs."""

@@ -226,9 +226,16 @@ class TestMemoryRecords:
         key = store.codec.lookup_value("long_term", "fact_key", "drink")
         assert store.find_by_metadata("u1", "fact_key", key, ("long_term",)) == rec(1, "").id
         assert store.find_by_metadata("u2", "fact_key", key, ("long_term",)) is None
+        store.insert([NewMemory(rec(4, "The user eats rice", metadata={"fact_key": "food"})),
+                      NewMemory(rec(5, "The user eats noodles", metadata={"fact_key": "food"}, created=1_200))])
+        food = store.codec.lookup_value("long_term", "fact_key", "food")
+        both = store.find_by_metadata_values("u1", "fact_key", [key, food, "absent"], ("long_term",))
+        assert both == {key: rec(1, "").id, food: rec(5, "").id}  # one query; the newest of a value wins
+        assert store.find_by_metadata_values("u2", "fact_key", [key, food], ("long_term",)) == {}
+        assert store.find_by_metadata_values("u1", "fact_key", [key], ("permanent",)) == {}
         store.soft_delete(rec(1, "").id, "gone", 2_000)
         assert not store.has_language("u1", "en") and store.find_by_metadata("u1", "fact_key", key, ("long_term",)) is None
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [2]
+        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [4, 2, 5]
 
 
 class TestVersionHistory:
