@@ -185,6 +185,8 @@ class HermesMemory(BaseMemory):
     def get(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """One merged system message (instructions, summary, recalled memories), then the last 12 turns."""
         view = self._session.view()
+        if not view.messages:  # a new session read before its first message: the user left the others
+            self._session.begin()
         query = self._query(input, view)
         hits = (self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
                 if query else [])
@@ -193,6 +195,8 @@ class HermesMemory(BaseMemory):
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """Async twin of :meth:`get`."""
         view = await self._session.aview()
+        if not view.messages:
+            await self._session.abegin()
         query = self._query(input, view)
         hits = (
             await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller,

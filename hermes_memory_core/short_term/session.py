@@ -223,6 +223,15 @@ class SessionMemory:
             summary = self._engine.redact_text(summary)
         return SessionView(summary, turns, self.session_id)
 
+    def begin(self) -> None:
+        """The user is in this session now. While it holds no turn, the user's other sessions are ended in the
+        background as its first turn would end them (each once), so a question read before the first message is
+        written — LlamaIndex's context chat engines call ``get`` before ``put`` — finds their facts already
+        (``recall`` waits a bounded time for that work). Nothing happens once the session has a turn."""
+        self._engine.need_open()
+        if self._sessions.on_new is not None and not self._sessions.store.turn_count(self.user_id, self.session_id):
+            self._sessions.on_new(self.user_id, self.session_id)
+
     def clear(self, undo: bool = False) -> None:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
         ``undo`` the user takes the buffered turns back: the conversation memories already kept from them are
@@ -261,6 +270,10 @@ class SessionMemory:
     async def aview(self, all_turns: bool = False) -> SessionView:
         """Async twin of :meth:`view`."""
         return await asyncio.to_thread(self.view, all_turns)
+
+    async def abegin(self) -> None:
+        """Async twin of :meth:`begin`."""
+        await asyncio.to_thread(self.begin)
 
     async def aclear(self, undo: bool = False) -> None:
         """Async twin of :meth:`clear`."""

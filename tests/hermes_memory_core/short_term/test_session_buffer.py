@@ -7,8 +7,10 @@ import sys
 import threading
 from pathlib import Path
 
-from hermes_memory_core import MemoryConfig, MemoryProvider
+from hermes_memory_core import MemoryConfig, MemoryProvider, MemoryType
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, clip
+from tests.conftest import ADMIN
+from tests.fakes import Clock
 from tests.hermes_memory_core.fake_llms import ScriptedLLM
 
 
@@ -126,7 +128,7 @@ def test_extractive_summarizer_is_deterministic_and_bounded() -> None:
 
 CHILD = """
 import os, sys
-from hermes_memory_core import MemoryConfig, MemoryProvider
+from hermes_memory_core import MemoryConfig, MemoryProvider, MemoryType
 mem = MemoryProvider(MemoryConfig(data_dir=sys.argv[1]))
 s = mem.session("u", "crash")
 for i in range(20):
@@ -148,3 +150,24 @@ def test_kill_loses_no_acknowledged_turn(tmp_path: Path, real_embedder) -> None:
         assert covered == set(range(20))
         assert len(live) <= mem.config.ring_size
         assert mem.engine.sessions.queued() == []  # evicted turns were promoted
+
+
+async def test_begin_on_an_empty_session_ends_the_users_other_sessions_once(config: MemoryConfig, embedder) -> None:  # type: ignore[no-untyped-def]
+    clock = Clock()
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=clock) as mem:
+        left = mem.session("u1", "left")
+        left.add_messages([{"role": "user", "content": "I am allergic to peanuts."},
+                           {"role": "assistant", "content": "Noted."}])
+        mem.session("u2", "theirs").add_messages([{"role": "user", "content": "I am allergic to cats."},
+                                                  {"role": "assistant", "content": "Noted."}])
+        ended: list[tuple[str, str]] = []
+        on_new = mem._sessions.on_new  # type: ignore[attr-defined]
+        mem._sessions.on_new = lambda u, s: (ended.append((u, s)), on_new(u, s))  # type: ignore[attr-defined]
+        clock.now += 60  # a minute later, not idle: only the new session says the user left the first one
+        await mem.session("u1", "new").abegin()  # read before its first message
+        mem.flush()
+        assert ended == [("u1", "new")]
+        assert any(h.memory_type is MemoryType.PERMANENT for h in mem.search("allergic peanuts", user_id="u1"))
+        assert not any(h.memory_type is MemoryType.PERMANENT for h in mem.search("allergic cats", user_id="u2"))
+        left.begin()  # a session with turns: nothing happens
+        assert ended == [("u1", "new")]
