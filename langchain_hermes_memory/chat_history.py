@@ -136,13 +136,19 @@ class HermesChatMessageHistory(BaseChatMessageHistory):
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """Summary (if any) then the last turns; a stable snapshot until this object writes."""
         if self._snapshot is None:
-            self._snapshot = self._render(self._session.view())
+            view = self._session.view()
+            if not view.messages:  # a new thread read before its first message (RunnableWithMessageHistory reads,
+                self._session.begin()  # then runs the chain and its retriever, then writes): the user left the others
+            self._snapshot = self._render(view)
         return list(self._snapshot)
 
     async def aget_messages(self) -> list[BaseMessage]:
         """Async twin of :attr:`messages` (reads through the core's async API)."""
         if self._snapshot is None:
-            self._snapshot = self._render(await self._session.aview())
+            view = await self._session.aview()
+            if not view.messages:
+                await self._session.abegin()
+            self._snapshot = self._render(view)
         return list(self._snapshot)
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:

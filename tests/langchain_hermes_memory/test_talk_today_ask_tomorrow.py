@@ -57,3 +57,21 @@ def test_chat_history_threads_are_remembered_by_the_retriever(clocked_real_store
     assert any("blue-green deployment" in d.page_content for d in docs)
     docs = retriever.invoke("What is my daughter called?")
     assert any("Mia" in d.page_content for d in docs)
+
+
+async def test_a_new_threads_history_read_first_lets_the_retriever_find_the_last_threads_facts(
+        clocked_real_store: tuple[MemoryProvider, Clock]) -> None:
+    # RunnableWithMessageHistory reads the history, runs the chain (and its retriever), and only then writes
+    mem, clock = clocked_real_store
+    HermesChatMessageHistory("morning", "bob", mem).add_messages([HumanMessage("My daughter is called Mia."),
+                                                                  AIMessage("Lovely name.")])
+    clock.now += 300  # minutes later, not idle: only the new thread says bob left the first one
+    assert HermesChatMessageHistory("afternoon", "bob", mem).messages == []
+    retriever = HermesRetriever(memory=mem, user_id="bob", gate=True, k=5)
+    docs = retriever.invoke("What is my daughter called?")
+    assert any("Mia" in d.page_content and d.metadata["memory_type"] == "permanent" for d in docs)
+    HermesChatMessageHistory("evening", "bob", mem).add_messages([HumanMessage("I am allergic to peanuts.")])
+    clock.now += 300
+    assert await HermesChatMessageHistory("night", "bob", mem).aget_messages() == []
+    docs = await retriever.ainvoke("What am I allergic to?")
+    assert any("peanuts" in d.page_content and d.metadata["memory_type"] == "permanent" for d in docs)
