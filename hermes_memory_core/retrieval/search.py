@@ -140,6 +140,28 @@ def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
     return out
 
 
+def _said(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def replies_for_repeats(hits: list[MemoryHit], query: str) -> list[MemoryHit]:
+    """``hits`` where each line of an earlier conversation in which the user asked this very question (the same
+    words, case and punctuation aside) gives its place to the reply of its turn when that was found, else leaves:
+    the question holds no answer and would outrank the lines that do. Other hits keep their order."""
+    asked = _said(query)
+    out: list[MemoryHit] = []
+    for hit in hits:
+        if hit.role == "user" and hit.is_conversation and _said(hit.content) == asked:
+            turn = hit.metadata.get("turn")
+            hit = next((r for r in hits if r.role == "assistant" and r.session_id == hit.session_id
+                        and r.metadata.get("turn") == turn), hit)
+            if hit.role == "user":
+                continue
+        if all(h.id != hit.id for h in out):
+            out.append(hit)
+    return out
+
+
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),
                   about_user: bool = False) -> list[MemoryHit]:
     """The hits without the profile and fact memories scoring below ``ratio`` of the best score (none dropped for
@@ -471,6 +493,7 @@ class Searcher:
                 return standing
             ordered = unvectored
         kept = {h.id for h in standing}
+        ordered = replies_for_repeats(ordered, query)
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         return standing + [h for h in recalled if h.id not in kept][:k]
 

@@ -56,3 +56,24 @@ def test_a_question_about_the_family_brings_the_users_family_fact(
 ])
 def test_which_questions_are_about_the_user_alone(question: str, alone: bool) -> None:
     assert about_user_alone(question) is alone
+
+
+def test_a_question_asked_again_brings_last_times_reply_not_the_old_question(
+    clocked_real_store: tuple[MemoryProvider, Clock],
+) -> None:
+    mem, clock = clocked_real_store
+    s = mem.session("ann", "monday")
+    for said, reply in [("My daughter is called Mia.", "Lovely name."),
+                        ("What instrument should I learn?", "Maybe the cello: you said you like low voices.")]:
+        clock.now += 60
+        s.add_messages([{"role": "user", "content": said}, {"role": "assistant", "content": reply}])
+    s.close()
+    mem.flush()
+    clock.now += WEEK
+    asked = "what instrument should I learn"
+    assert any(h.content == "What instrument should I learn?" for h in mem.search(asked, user_id="ann", top_k=5))
+    recalled = [h.content for h in mem.recall(asked, user_id="ann")]
+    assert recalled[0] == "Maybe the cello: you said you like low voices."
+    assert "What instrument should I learn?" not in recalled  # the same question holds no answer
+    other = [h.content for h in mem.recall("Which instrument did you suggest?", user_id="ann")]
+    assert "What instrument should I learn?" in other  # a different question keeps the line it matches
