@@ -3,6 +3,7 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
+import hermes_memory_core._startup  # noqa: F401 - first: Ctrl-C while the command starts is one line
 from hermes_memory_core import errors
 from hermes_memory_core.cli.options import cli_config, cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig

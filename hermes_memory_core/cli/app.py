@@ -237,8 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``hermes-memory``. Returns the exit code: 2 for a Hermes Memory error or a path that cannot
     be used (one line on stderr, no traceback), 130 for Ctrl-C (one line), 141 when the reader of its output went
     away (a closed pipe)."""
+    from hermes_memory_core._startup import ready
     from hermes_memory_core.errors import HermesMemoryError
 
+    ready()  # from here Ctrl-C is KeyboardInterrupt, reported below
     with contextlib.suppress(AttributeError, ValueError):  # lines reach a pipe as they are printed, as on a terminal
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
