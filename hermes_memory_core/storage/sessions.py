@@ -230,12 +230,13 @@ class SessionStore:
         self, now: int, idle_seconds: int, user_id: str | None = None, except_session: str | None = None
     ) -> list[tuple[str, str]]:
         """Sessions holding buffered turns past their archive mark that have ended: closed, or idle for
-        ``idle_seconds``; with ``user_id``, every other session of that user last active before ``now`` (a user who
-        opened a new session at ``now`` left the others)."""
+        ``idle_seconds``; with ``user_id``, every other session of that user last active at or before ``now`` (a user
+        who opened a new session at ``now`` left the others, also one written in that same second: times are whole
+        seconds)."""
         where = "s.closed_at IS NOT NULL OR s.last_active_at < ?"
         args: list[Any] = [now - idle_seconds]
         if user_id is not None:
-            where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at < ?"
+            where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at <= ?"
             args = [user_id, self._key(except_session) if except_session else "", now]
         rows = self.db.reader().execute(
             f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND EXISTS (SELECT 1 FROM "

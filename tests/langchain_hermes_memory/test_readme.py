@@ -26,9 +26,9 @@ def _langchain_snippets() -> list[str]:
     models, *rest = re.findall(r"```python\n(.*?)```", agents, flags=re.S)
     assert "ScriptedChatModel" in models and "SCRIPTED" in models
     (chain,) = re.findall(r"```python\n(.*?)```", chains, flags=re.S)
-    # the chain block defines its own scripted model and store; the test's model and open store stand in for them
-    chain = "\n".join(line for line in chain.splitlines()
-                      if not line.startswith(("model = ", "mem = ")))
+    # the chain block defines its own scripted model; the test's model stands in for it (the block's own store is
+    # opened beside the agent section's, still open, as when the page is pasted top to bottom)
+    chain = "\n".join(line for line in chain.splitlines() if not line.startswith("model = "))
     return [*rest, chain]
 
 
@@ -40,18 +40,20 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
         import langmem  # noqa: F401 - installed with the dev extra
     except ImportError:
         snippets = [code for code in snippets if "langmem" not in code]
-    monkeypatch.chdir(tmp_path)  # the snippets use ./hermes_data
+    monkeypatch.chdir(tmp_path)  # the snippets use ./hermes_data and ./hermes_chat_data
     model = ScriptedChatModel()
     model.say(tool_call("manage_memory", {"content": "I live in Hangzhou and work remotely"}, "c1"), "Noted.",
               "You live in Hangzhou.", "Noted: Python.")
     # memory work has its own model (the page's memory_model); it is not called in these few turns
     memory_model = GenericFakeChatModel(messages=itertools.cycle(['{"type": "long_term", "reason": "scripted"}']))
     scope: dict[str, Any] = {"model": model, "memory_model": memory_model}
+    stores = []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # RunnableWithMessageHistory warns by design
             for code in snippets:
                 exec(compile(code, str(README), "exec"), scope)
+                stores.append(scope.get("mem"))
         system = ScriptedChatModel.system_text(model.requests[2])  # the question asked in thread t2
         assert MEMORY_BLOCK_START in system and "Hangzhou" in system
         store = scope["store"]
@@ -61,4 +63,5 @@ def test_readme_langchain_section_runs(tmp_path: Path, monkeypatch: pytest.Monke
             assert "window seats" in str(store.search(("memories", "alice"), query="seat preference")[0].value)
         assert model.requests[-1][-1].content == "我平时写 Python 比较多"
     finally:
-        scope["mem"].close()
+        for mem in {id(m): m for m in stores if m is not None}.values():
+            mem.close()
