@@ -55,7 +55,7 @@ from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
 from hermes_memory_core.text.perspective import has_first_person, to_third_person
 from hermes_memory_core.text.terms import english_gloss, query_terms
-from hermes_memory_core.text.tokenizer import tokenize_query
+from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
@@ -121,6 +121,36 @@ def about_user_alone(query: str) -> bool:
     """Whether a question asks about the user alone ("What instrument do I play?"), not about what the assistant said
     or what both said ("what did you suggest?", "what did we decide?")."""
     return has_first_person(query) and not _ADDRESSED.search(query)
+
+
+#: A question about the conversation itself: what the user (or both) said, told, talked about, mentioned.
+_ABOUT_TALK = re.compile(
+    r"\b(?:i|we|you)\s+(?:\w+\s+)?(?:say|said|tell|told|talk|talked|discuss|discussed|mention|mentioned|chat|chatted)\b"
+    r"|\b(?:talk|talked|discuss|discussed|chat|chatted|conversation)\b.{0,30}?\b(?:last time|before|earlier|yesterday|"
+    r"last week)\b|(?:我|我们|咱们|你)(?:上次|之前|刚才|以前|昨天|那天|都)*(?:说|聊|谈|讲|提)(?:过|了|到)",
+    re.IGNORECASE)
+
+
+def asks_about_talk(query: str) -> bool:
+    """Whether a question asks what was said ("What did I say about the weather?", "What did we talk about last
+    time?", "我们上次聊了什么？"): the lines of the conversation are its answer, however weakly the dense floor rates
+    them against ordinary sentences, so recall keeps them."""
+    return bool(_ABOUT_TALK.search(query))
+
+
+_TALK_WORDS = frozenset(tokenize("say said tell told talk talked discuss discussed mention mentioned chat chatted last "
+                                  "time before earlier yesterday week conversation"))
+
+
+def said_about_first(hits: list[MemoryHit], query: str) -> list[MemoryHit]:
+    """For a question about what was said, the hits whose own words hold one of the question's (English) words
+    first — "What did I say about the weather?" gets the line about the weather before the greeting that merely sounds
+    like a chat —, each group in its order."""
+    words = {t for t in tokenize_query(query) if t.isascii()} - _TALK_WORDS
+    if not words:
+        return hits
+    first = [h for h in hits if words & set(tokenize(h.content))]
+    return first + [h for h in hits if all(h.id != f.id for f in first)]
 
 
 def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -486,12 +516,15 @@ class Searcher:
         about_user = about_user_alone(query)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)
-        if floor is not None and not answered and max((h.confidence for h in hits if h.confidence is not None),
-                                                      default=float("-inf")) < floor:
+        talk = asks_about_talk(query) and any(h.is_conversation or h.dialogue for h in hits)
+        if floor is not None and not answered and not talk and max(
+                (h.confidence for h in hits if h.confidence is not None), default=float("-inf")) < floor:
             unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
             if not unvectored:
                 return standing
             ordered = unvectored
+        if talk:
+            ordered = said_about_first(ordered, query)
         kept = {h.id for h in standing}
         ordered = replies_for_repeats(ordered, query)
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
