@@ -17,21 +17,23 @@ TALK = [("I play the cello on weekends.", "That's a fun instrument."),
 pytestmark = pytest.mark.real_model
 
 
-def _talk(mem: MemoryProvider, clock: Clock) -> None:
+def talk_then_wait(mem: MemoryProvider, clock: Clock, talk: list[tuple[str, str]] = TALK, later: int = WEEK) -> None:
+    """Ann's session "monday": each (said, reply) a minute apart, closed and its background work done; the clock
+    then moves ``later`` seconds on."""
     s = mem.session("ann", "monday")
-    for said, reply in TALK:
+    for said, reply in talk:
         clock.now += 60
         s.add_messages([{"role": "user", "content": said}, {"role": "assistant", "content": reply}])
     s.close()
     mem.flush()
-    clock.now += WEEK
+    clock.now += later
 
 
 def test_the_users_line_ranks_before_the_reply_that_shares_the_questions_word(
     clocked_real_store: tuple[MemoryProvider, Clock],
 ) -> None:
     mem, clock = clocked_real_store
-    _talk(mem, clock)
+    talk_then_wait(mem, clock)
     searched = [h.content for h in mem.search("What instrument do I play?", user_id="ann", top_k=5)]
     assert searched[0] == "That's a fun instrument."  # search ranks by the words: the reply has "instrument"
     recalled = [h.content for h in mem.recall("What instrument do I play?", user_id="ann")]
@@ -43,7 +45,7 @@ def test_a_question_about_the_family_brings_the_users_family_fact(
     clocked_real_store: tuple[MemoryProvider, Clock],
 ) -> None:
     mem, clock = clocked_real_store
-    _talk(mem, clock)
+    talk_then_wait(mem, clock)
     recalled = [h.content for h in mem.recall("Tell me about my family.", user_id="ann")]
     assert recalled and "daughter Mia" in recalled[0]
     recalled = [h.content for h in mem.recall("我的家人怎么样？", user_id="ann")]
@@ -62,14 +64,8 @@ def test_a_question_asked_again_brings_last_times_reply_not_the_old_question(
     clocked_real_store: tuple[MemoryProvider, Clock],
 ) -> None:
     mem, clock = clocked_real_store
-    s = mem.session("ann", "monday")
-    for said, reply in [("My daughter is called Mia.", "Lovely name."),
-                        ("What instrument should I learn?", "Maybe the cello: you said you like low voices.")]:
-        clock.now += 60
-        s.add_messages([{"role": "user", "content": said}, {"role": "assistant", "content": reply}])
-    s.close()
-    mem.flush()
-    clock.now += WEEK
+    talk_then_wait(mem, clock, [("My daughter is called Mia.", "Lovely name."),
+                                ("What instrument should I learn?", "Maybe the cello: you said you like low voices.")])
     asked = "what instrument should I learn"
     assert any(h.content == "What instrument should I learn?" for h in mem.search(asked, user_id="ann", top_k=5))
     recalled = [h.content for h in mem.recall(asked, user_id="ann")]

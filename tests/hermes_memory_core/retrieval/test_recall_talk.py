@@ -9,6 +9,7 @@ import pytest
 from hermes_memory_core import MemoryProvider
 from hermes_memory_core.retrieval.search import asks_about_talk
 from tests.fakes import Clock
+from tests.hermes_memory_core.retrieval.test_recall_speakers import talk_then_wait
 
 pytestmark = pytest.mark.real_model
 
@@ -20,13 +21,7 @@ WEATHER = "The weather was rainy this morning and the traffic was awful."
 
 def test_what_was_said_is_recalled_for_a_question_about_the_talk(clocked_real_store: tuple[MemoryProvider, Clock]) -> None:
     mem, clock = clocked_real_store
-    s = mem.session("ann", "monday")
-    for said, reply in TALK:
-        clock.now += 60
-        s.add_messages([{"role": "user", "content": said}, {"role": "assistant", "content": reply}])
-    s.close()
-    mem.flush()
-    clock.now += 86_400
+    talk_then_wait(mem, clock, TALK, later=86_400)
     assert mem.recall("What did I say about the weather?", user_id="ann")[0].content == WEATHER
     assert mem.recall("What did I tell you about the traffic?", user_id="ann")[0].content == WEATHER
     for question in ("What did we talk about last time?", "我们上次聊了什么？"):
