@@ -222,8 +222,8 @@ class EngineOperations:
     def erase(self, erasure: Erasure) -> int:
         """Erase what ``erasure`` names from every part, under the caller's write lock: the metadata rows in one
         transaction, the vector points (by the user filter for a user, so points no row knows go too), the hot
-        cache, the cached past-version vectors and buffered access records; then rewrite what still holds deleted
-        bytes, and log a one-memory erasure as ``hard_delete``. Idempotent. Returns the memories removed."""
+        cache, the cached past-version vectors and buffered access records; log a one-memory erasure as
+        ``hard_delete``. Idempotent. Returns the memories removed. :meth:`rewrite_erased` then rewrites the files."""
         if erasure.kind == "user":
             ids = self.metadata.erase_user_rows(erasure.user_id)
             self.vectors.delete_user(erasure.user_id)
@@ -240,11 +240,22 @@ class EngineOperations:
             self.past_vectors.drop(erasure.user_id, erasure.memory_id)
             self.discard_access(erasure.user_id, erasure.memory_id)
         self.vectors.flush()
-        self.vectors.compact_deleted()
-        self.metadata.erase_residue([erasure.user_id])
         if erasure.kind == "memory":
             self.metadata.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, self.now(), "")
         return len(ids)
+
+    def rewrite_erased(self, erasure: Erasure) -> None:
+        """Rewrite what still holds bytes :meth:`erase` deleted: the vector engine's files and the metadata store's
+        (its keyword shard and WAL, or PostgreSQL's tables). Runs *without* the engine's write lock: each store
+        takes its own lock per step and waits a bounded time, that lock free, for a reader holding its files.
+        Idempotent.
+
+        Raises:
+            StoreBusyError: A reader held the files (or, on PostgreSQL, a transaction older than the erasure
+                still saw the deleted rows) for longer than the wait; the erasure stays recorded.
+        """
+        self.vectors.compact_deleted()
+        self.metadata.erase_residue([erasure.user_id])
 
     def make_deletes_final(self) -> None:
         """Make the last deletes final in the files (a bounded wait for readers;

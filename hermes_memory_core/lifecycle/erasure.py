@@ -8,14 +8,19 @@ Order, and why it survives a killed process:
    words they lent their neighbours, access-log rows, and for a user their session buffers, summaries and
    promotion-queue entries.
 3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
-   vectors of past versions and buffered access records forget them.
+   vectors of past versions and buffered access records forget them (steps 2-3 are the engine's
+   :meth:`~hermes_memory_core.engine_ops.EngineOperations.erase`, under its write lock).
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
-   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`); steps 2-4
-   are the engine's :meth:`~hermes_memory_core.engine_ops.EngineOperations.erase`.
-5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`). This step runs
-   without the engine's write lock, so a reader holding the SQLite file (a backup, a ``sqlite3`` shell) delays
-   only the erasure, by a bounded wait: if it still holds the file then, the intent is recorded again and the
-   report says what is left (:attr:`ErasureReport.left`).
+   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`): the
+   engine's :meth:`~hermes_memory_core.engine_ops.EngineOperations.rewrite_erased`, *without* the write lock,
+   since it may wait for a reader (a ``sqlite3`` shell, a backup, or on PostgreSQL a transaction whose snapshot
+   is older than the erasure and so still sees the deleted rows).
+5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`), again without the
+   write lock.
+
+A reader in steps 4-5 delays only the erasure, by a bounded wait (:data:`~hermes_memory_core.busy.BUSY_WAIT_S`
+per store): if it still holds the files then, the intent stays (or is recorded again) and the report says what is
+left (:attr:`ErasureReport.left`).
 
 Every step is idempotent, so :func:`finish_erasures` — run by ``reconcile()``, the next ``purge_user`` and the next
 open — simply runs the steps again for each intent it finds.
@@ -138,14 +143,16 @@ def finish_erasures(engine: MemoryEngine) -> int:
 
 
 def _erase(engine: MemoryEngine, erasure: Erasure) -> tuple[int, str]:
-    """Steps 3-4 under the write lock. Returns (memories removed, what is left): when a reader keeps a vector
-    file's log from being emptied, the erasure stays recorded (steps 3-4 are idempotent) for the next try."""
+    """Steps 2-3 under the write lock, step 4 without it. Returns (memories removed, what is left): when a reader
+    keeps a file from being rewritten, the erasure stays recorded (every step is idempotent) for the next try."""
     with engine.write_lock:
         engine.need_open()
-        try:
-            return engine.erase(erasure), ""
-        except StoreBusyError as exc:
-            return 0, str(exc)
+        removed = engine.erase(erasure)
+    try:
+        engine.rewrite_erased(erasure)  # waits a bounded time for readers, the write lock free meanwhile
+    except StoreBusyError as exc:
+        return removed, str(exc)
+    return removed, ""
 
 
 def _settle(engine: MemoryEngine, erasure: Erasure) -> str:

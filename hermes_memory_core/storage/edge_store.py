@@ -326,13 +326,24 @@ class EdgeVectorStore:
         segments reused in place); its vacuum optimizer rewrites segments but leaves the log. So the live points
         are copied into a fresh shard beside this one (``<collection>.rewrite``), which then takes this one's place
         (``<collection>.old`` is removed). Each step is recoverable: :meth:`open` finishes or undoes a swap a
-        killed process left half done. Takes time proportional to the collection.
+        killed process left half done. Takes time proportional to the collection. A small store rewrites its file
+        itself, this store's lock free, since it may wait for a reader of the file
+        (:meth:`SmallVectorStore.compact_deleted`).
         """
         import qdrant_edge as qe
 
         with self._lock:
-            if self._small is not None:
-                self._small.compact_deleted()
+            small = self._small
+        if small is not None:
+            try:
+                small.compact_deleted()
+            except StoreClosedError:
+                if self._small is small:
+                    raise
+                self.compact_deleted()  # its points moved into the engine meanwhile: rewrite that
+            return
+        with self._lock:
+            if self._small is not None:  # a small store took the engine's place meanwhile
                 return
             shard = self._need(write=True)
             shard.flush()

@@ -427,11 +427,20 @@ class ErasureRows(Protocol):
 
     def erase_residue(self, user_ids: Sequence[str]) -> None:
         """Rewrite what still holds deleted bytes of these users' rows (SQLite: merge their keyword shards and
-        checkpoint the WAL; PostgreSQL: ``VACUUM FULL``), so no file keeps a deleted word."""
+        checkpoint the WAL; PostgreSQL: ``VACUUM FULL``), so no file keeps a deleted word. Called without the
+        engine's write lock; PostgreSQL waits a bounded time for transactions older than the delete.
+
+        Raises:
+            StoreBusyError: Such transactions still saw the deleted rows after the wait.
+        """
 
     def checkpoint(self) -> None:
         """Make the last deletes final in the files (SQLite: WAL checkpoint and truncate; PostgreSQL: vacuum the
-        small bookkeeping table)."""
+        small bookkeeping table), waiting a bounded time for readers.
+
+        Raises:
+            StoreBusyError: A reader (SQLite) or an older transaction (PostgreSQL) still held them then.
+        """
 
 
 class Administration(Protocol):

@@ -26,13 +26,13 @@ import json
 import shutil
 import sqlite3
 import threading
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from hermes_memory_core.busy import BUSY_WAIT_S, retry_while_busy
 from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint
@@ -42,7 +42,7 @@ __all__ = ["SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
 #: Points a store keeps in its small vector file; the next write that would pass it moves them into the engine.
 #: Measured by ``benchmarks/store_size.py``: at 10,000 points an exact search here is ~2 ms, the file 21 MiB.
 SMALL_STORE_MAX_POINTS = 10_000
-_CHECKPOINT_WAIT = 2.0  # seconds a reader of the file may keep the log from being emptied, in all
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS points (id TEXT PRIMARY KEY, vector BLOB NOT NULL, payload TEXT NOT NULL);
@@ -257,39 +257,41 @@ class SmallVectorStore:
     def compact_deleted(self) -> None:
         """Rebuild the file and empty its log: no byte of a deleted point stays (``secure_delete`` zeroed it).
 
+        The rebuild runs at once; emptying the log waits while another connection (a ``sqlite3`` shell, a backup)
+        holds a read transaction on the file, for :data:`~hermes_memory_core.busy.BUSY_WAIT_S` seconds at most
+        in all, this store's lock free between tries (other writes go on).
+
         Raises:
-            StoreBusyError: Another connection (a ``sqlite3`` shell, a backup) held a read transaction on the file
-                for longer than :data:`_CHECKPOINT_WAIT` seconds, so the log still holds old page images; the
+            StoreBusyError: The reader still held the file then, so the log still holds old page images; the
                 erasure that asked stays recorded and the next open or ``reconcile()`` finishes it.
         """
         with self._lock:
-            conn = self._need(write=True)
-            try:
-                self._truncate_log(conn)
-                conn.execute("VACUUM")
-                self._truncate_log(conn)
-            except sqlite3.OperationalError as exc:
-                full = _full(exc, self.path)
-                if full is not None:
-                    raise full from exc
-                raise
+            self._sqlite(lambda conn: conn.execute("VACUUM"))
+        retry_while_busy(self._empty_log)
 
-    def _truncate_log(self, conn: sqlite3.Connection) -> None:
-        """Checkpoint and truncate the log, retrying while a reader keeps it busy (bounded in total)."""
-        deadline, pause = time.monotonic() + _CHECKPOINT_WAIT, 0.01
-        while True:
+    def _empty_log(self) -> None:
+        """One try at checkpointing and truncating the log, without waiting for a busy reader."""
+        def once(conn: sqlite3.Connection) -> bool:
             conn.execute("PRAGMA busy_timeout=0")
             try:
-                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                return bool(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
             finally:
                 conn.execute("PRAGMA busy_timeout=5000")
-            if not busy:
-                return
-            if time.monotonic() + pause > deadline:
-                raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for "
-                                     f"{_CHECKPOINT_WAIT:g} s; the rewrite is left for reconcile() or the next open")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.25)
+
+        with self._lock:
+            if self._sqlite(once):
+                raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {BUSY_WAIT_S:g} s; "
+                                     "the rewrite is left for reconcile() or the next open")
+
+    def _sqlite(self, step: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run one step on the write connection; a full disk is :class:`StorageFullError`."""
+        try:
+            return step(self._need(write=True))
+        except sqlite3.OperationalError as exc:
+            full = _full(exc, self.path)
+            if full is not None:
+                raise full from exc
+            raise
 
     # ----------------------------------------------------------------- reads
     def _rows(self, flt: VectorFilter) -> np.ndarray:

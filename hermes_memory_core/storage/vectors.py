@@ -74,7 +74,12 @@ class VectorStore(Protocol):
 
     def compact_deleted(self) -> None:
         """Rewrite the engine's files so deleted points leave no bytes in them (vectors, payloads, write-ahead
-        log). Slow (proportional to the collection); erasure calls it, nothing else."""
+        log). Slow (proportional to the collection); erasure calls it, without the engine's write lock, so an
+        embedded backend whose file a reader holds waits a bounded time with its own lock free between tries.
+
+        Raises:
+            StoreBusyError: A reader still held the files after that wait.
+        """
 
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         """Nearest points by cosine similarity, filtered, best first."""

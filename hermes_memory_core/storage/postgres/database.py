@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from hermes_memory_core.busy import BUSY_WAIT_S, retry_while_busy
 from hermes_memory_core.errors import (
     BackendUnavailableError,
     ConfigError,
     ConsistencyError,
+    StoreBusyError,
     StoreClosedError,
     StoreLockedError,
 )
@@ -294,15 +296,45 @@ class PostgresDatabase:
     def rewrite(self) -> None:
         """``VACUUM FULL`` every table that held the users' rows: plain VACUUM leaves dead tuples' bytes in heap
         and index pages; FULL rewrites each table and its indexes into new files (each table is locked while it
-        is rewritten). PostgreSQL's own WAL and backups are outside the store (the operator's retention)."""
-        with self.connection() as raw:
-            for table in (*ROW_TABLES, "memory_keyword_docs", "memory_keyword_terms"):
-                raw.execute(f"VACUUM FULL {table}")
+        is rewritten). PostgreSQL's own WAL and backups are outside the store (the operator's retention).
+
+        A deleted row stays in the new files while any transaction of the database holds a snapshot older than
+        the delete (it may still read it), so this waits, up to :data:`~hermes_memory_core.busy.BUSY_WAIT_S`,
+        holding no lock of ours, for such transactions to end, and checks what VACUUM reports it kept.
+
+        Raises:
+            StoreBusyError: Transactions older than the delete were still open (their server sessions named),
+                or VACUUM kept deleted row versions they may see.
+        """
+        retry_while_busy(lambda: self._vacuum_full((*ROW_TABLES, "memory_keyword_docs", "memory_keyword_terms")))
 
     def checkpoint(self) -> None:
-        """Rewrite the bookkeeping table (an erasure's intent row names the user)."""
+        """Rewrite the bookkeeping table (an erasure's intent row names the user), waiting as :meth:`rewrite`."""
+        retry_while_busy(lambda: self._vacuum_full(("memory_meta",)))
+
+    def _vacuum_full(self, tables: Sequence[str]) -> None:
+        """One try: ``VACUUM FULL`` the tables unless an older snapshot is open, then check nothing deleted stayed."""
+        kept: list[int] = []
+
+        def count_kept(diag: Any) -> None:
+            # VACUUM (FULL, VERBOSE) reports, per table, "N dead row versions cannot be removed yet" (its detail,
+            # the count first in every translation of the message)
+            if diag.severity_nonlocalized == "INFO" and diag.message_detail:
+                found = re.search(r"\d+", diag.message_detail)
+                kept.append(int(found.group()) if found else 0)
+
         with self.connection() as raw:
-            raw.execute("VACUUM FULL memory_meta")
+            older = _older_snapshots(raw)
+            if older:
+                raise StoreBusyError(_SNAPSHOTS_HELD.format(who="server sessions " + ", ".join(map(str, older))))
+            raw.add_notice_handler(count_kept)
+            try:
+                for table in tables:
+                    raw.execute(f"VACUUM (FULL, VERBOSE) {table}")
+            finally:
+                raw.remove_notice_handler(count_kept)
+        if sum(kept):
+            raise StoreBusyError(_SNAPSHOTS_HELD.format(who=f"VACUUM kept {sum(kept)} deleted row versions"))
 
     # ------------------------------------------------------------------ checks
     def integrity_check(self) -> str:
@@ -390,3 +422,19 @@ class PostgresDatabase:
 def _columns(conn: Any, table: str) -> list[str]:
     """Column names of one of our tables in a SQLite database, in order."""
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
+
+
+_SNAPSHOTS_HELD = ("transactions older than the erasure ({who}) still saw the deleted rows after "
+                   f"{BUSY_WAIT_S:g} s; the rewrite is left for reconcile() or the next open")
+
+
+def _older_snapshots(raw: Any) -> list[int]:
+    """Server sessions of this database whose transaction began before now (an open snapshot or transaction id
+    older than the next transaction id): rows deleted before now stay readable to them, so VACUUM keeps them.
+    Sessions of other roles show no snapshot without ``pg_read_all_stats``; VACUUM's own count catches those."""
+    rows = raw.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "AND GREATEST(age(backend_xmin), age(backend_xid)) > "
+        "age((txid_snapshot_xmax(txid_current_snapshot()) % 4294967296)::text::xid) ORDER BY pid"
+    ).fetchall()
+    return [int(r[0]) for r in rows]

@@ -25,10 +25,10 @@ import os
 import shutil
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from hermes_memory_core.busy import BUSY_WAIT_S, retry_while_busy
 from hermes_memory_core.errors import ConsistencyError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.private_files import tighten
 from hermes_memory_core.storage.read_only import PrivateCopy
@@ -40,7 +40,7 @@ __all__ = ["CHECKPOINT_WAIT_S", "SQLiteDatabase"]
 log = logging.getLogger("hermes_memory.storage")
 
 #: Longest a :meth:`SQLiteDatabase.checkpoint` waits for readers, in all (the write lock is free meanwhile).
-CHECKPOINT_WAIT_S = 2.0
+CHECKPOINT_WAIT_S = BUSY_WAIT_S
 
 _BUSY_MS = 5000
 _PRAGMAS = (
@@ -309,8 +309,7 @@ class SQLiteDatabase:
         self._checkpoint(self.checkpoint_wait)
 
     def _checkpoint(self, wait: float) -> None:
-        deadline, pause = time.monotonic() + wait, 0.01
-        while True:
+        def once() -> None:
             with self._write_lock:
                 conn = self._writer
                 if conn is None:
@@ -320,13 +319,11 @@ class SQLiteDatabase:
                     busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
                 finally:
                     conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
-            if not busy:
-                return
-            if time.monotonic() + pause > deadline:
+            if busy:
                 raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {wait:g} s; "
                                      "the checkpoint is left for reconcile() or the next open")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.25)
+
+        retry_while_busy(once, wait)
 
     # ------------------------------------------------------------------ portability
     def backup_to(self, target: Path) -> None:

@@ -1,6 +1,7 @@
 """A busy reader does not stall everyone: while another process holds a read transaction on
-``metadata.sqlite``, ``purge_user`` waits a bounded time for its checkpoint without the write lock, reports what is
-left, and ``reconcile()`` finishes it once the reader is gone."""
+``metadata.sqlite`` or the small vector file (or, on PostgreSQL, a transaction older than the erasure is open),
+``purge_user`` waits a bounded time without the write lock, reports what is left, and ``reconcile()`` finishes it
+once the reader is gone."""
 
 from __future__ import annotations
 
@@ -8,13 +9,18 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hermes_memory_core import MemoryProvider
+from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import METADATA_FILE
+from hermes_memory_core.storage.small_vectors import SmallVectorStore
+from tests.conftest import ADMIN, NEEDS_POSTGRES, POSTGRES_URL, make_config
+from tests.hermes_memory_core.lifecycle.test_erasure import _postgres_files_holding
 
 READER = """
 import sqlite3, sys
@@ -107,3 +113,82 @@ def test_a_reader_of_the_small_vector_file_is_reported_as_left_and_reconcile_fin
     assert mem.reconcile().erasures_finished == 1
     assert mem.engine.metadata.pending_erasures() == []
     assert mem.search("memory", user_id="bob")
+
+
+def test_a_purge_waiting_for_a_reader_of_the_vector_file_holds_no_lock(mem: MemoryProvider, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The purge is held at the start of its wait for the vector file's log: another user's write goes through."""
+    mem.add("secret of alice", user_id="alice")
+    mem.add("bob's memory", user_id="bob")
+    at_wait, go_on = threading.Event(), threading.Event()
+    empty_log = SmallVectorStore._empty_log
+
+    def held(self: SmallVectorStore) -> None:
+        at_wait.set()
+        assert go_on.wait(60)
+        empty_log(self)
+
+    monkeypatch.setattr(SmallVectorStore, "_empty_log", held)
+    purge = threading.Thread(target=mem.purge_user, args=("alice",))
+    purge.start()
+    try:
+        assert at_wait.wait(60)
+        written: list[str] = []
+        writer = threading.Thread(target=lambda: written.append(mem.add("written meanwhile", user_id="bob")))
+        writer.start()
+        writer.join(30)
+        assert written and purge.is_alive()  # the write did not wait for the purge
+    finally:
+        go_on.set()
+        purge.join(60)
+    assert mem.engine.metadata.pending_erasures() == []
+    assert {h.content for h in mem.search("memory meanwhile", user_id="bob")} >= {"written meanwhile"}
+
+
+
+@NEEDS_POSTGRES
+def test_a_transaction_older_than_the_purge_on_postgres_is_reported_and_reconcile_finishes(
+        tmp_path: Path, embedder: Embedder) -> None:
+    """Another session's snapshot from before the purge can still read the deleted rows, so VACUUM FULL keeps
+    them: the purge waits, says so in ``left`` and keeps the intent; once it ends, ``reconcile()`` finishes."""
+    import psycopg
+
+    victim = f"victim{uuid.uuid4().hex[:8]}"
+    with MemoryProvider(make_config(tmp_path / "s", "server"), embedder=embedder, caller=ADMIN) as mem:
+        mem.add_many([{"content": f"{victim} note {i}", "user_id": victim} for i in range(3)])
+        mem.add("bob's memory", user_id="bob")
+        holder = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
+        try:
+            holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            holder.execute("SELECT count(*) FROM pg_class").fetchone()  # its snapshot predates the purge
+            report = mem.purge_user(victim)
+            assert "transactions older than the erasure" in report.left and report.memories == 3
+            assert f"server sessions {holder.info.backend_pid}" in report.left
+            assert len(mem.engine.metadata.pending_erasures()) == 1  # what is left is not forgotten
+            assert mem.search(f"{victim} note", user_id=victim) == []
+        finally:
+            holder.close()
+        assert mem.reconcile().erasures_finished == 1
+        assert mem.engine.metadata.pending_erasures() == []
+        assert [h.content for h in mem.search("memory", user_id="bob")] == ["bob's memory"]
+    assert not _postgres_files_holding([victim.encode()])
+
+
+@NEEDS_POSTGRES
+def test_a_purge_on_postgres_waits_for_a_short_older_transaction(tmp_path: Path, embedder: Embedder) -> None:
+    """A transaction that ends within the wait only delays the purge: nothing is left, no file holds the user."""
+    import psycopg
+
+    victim = f"victim{uuid.uuid4().hex[:8]}"
+    with MemoryProvider(make_config(tmp_path / "s", "server"), embedder=embedder, caller=ADMIN) as mem:
+        mem.add(f"{victim} secret", user_id=victim)
+        holder = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
+        holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        holder.execute("SELECT count(*) FROM pg_class").fetchone()
+        ender = threading.Timer(0.3, holder.close)
+        ender.start()
+        try:
+            report = mem.purge_user(victim)
+        finally:
+            ender.join()
+        assert report.left == "" and mem.engine.metadata.pending_erasures() == []
+    assert not _postgres_files_holding([victim.encode()])
