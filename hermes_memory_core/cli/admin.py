@@ -123,9 +123,11 @@ def cmd_purge_user(args: argparse.Namespace) -> int:
         return 1
     with open_store(args) as mem:
         report = mem.purge_user(args.user).as_dict()
-    emit(args, report, lambda: f"erased user {report['user_id']!r}: {report['memories']} memories and everything "
-          f"else they left, in {report['seconds']} s")
-    return 0
+    left = report["left"]
+    done = f"erased user {report['user_id']!r}: {report['memories']} memories"
+    emit(args, report, lambda: f"{done}; not yet complete: {left}" if left else
+         f"{done} and everything else they left, in {report['seconds']} s")
+    return 1 if left else 0  # a reader held the files: the rewrite is recorded and `reconcile` finishes it
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

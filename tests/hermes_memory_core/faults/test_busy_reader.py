@@ -5,6 +5,7 @@ once the reader is gone."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -192,3 +193,30 @@ def test_a_purge_on_postgres_waits_for_a_short_older_transaction(tmp_path: Path,
             ender.join()
         assert report.left == "" and mem.engine.metadata.pending_erasures() == []
     assert not _postgres_files_holding([victim.encode()])
+
+
+def test_the_cli_says_a_purge_is_not_complete_while_a_reader_holds_the_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``purge-user`` does not claim a complete erasure a reader kept from finishing: exit 1 and what is left."""
+    from hermes_memory_core.cli import main
+
+    d = ["--data-dir", str(tmp_path / "d")]
+    assert main(["add", "The user collects qqwhistle stamps", "--user", "gone", *d]) == 0
+    assert main(["add", "The user likes tea", "--user", "stays", *d]) == 0
+    small = next(p for p in (tmp_path / "d").rglob("*.sqlite") if p.name != METADATA_FILE)
+    proc = subprocess.Popen([sys.executable, "-c", READER, str(small)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+        capsys.readouterr()
+        assert main(["purge-user", "--user", "gone", "--yes", *d]) == 1
+        out = capsys.readouterr().out
+        assert "not yet complete" in out and "reconcile()" in out and "everything else" not in out
+    finally:
+        _release(proc)
+    assert main(["reconcile", *d]) == 0  # the open finishes the recorded erasure, the reader gone
+    assert main(["purge-user", "--user", "gone", "--yes", *d]) == 0
+    assert "everything else they left" in capsys.readouterr().out
+    assert main(["stats", "--json", *d]) == 0
+    assert json.loads(capsys.readouterr().out)["by_user"] == {"stays": 1}
+    assert not any(b"qqwhistle" in p.read_bytes() for p in (tmp_path / "d").rglob("*") if p.is_file())
