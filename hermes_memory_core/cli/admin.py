@@ -182,10 +182,13 @@ def cmd_update(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     with open_existing(args) as mem:
         mem.delete(args.id, reason=args.reason, user_id=args.user, hard=args.hard)
+        left = args.hard and any(e.memory_id == args.id for e in mem.engine.pending_erasures())
     if args.hard:
-        emit(args, {"id": args.id, "deleted": True, "hard": True},
-             lambda: f"erased {args.id}: every version and index entry, from every file of the store")
-    else:
-        emit(args, {"id": args.id, "deleted": True, "hard": False},
-             lambda: f"deleted {args.id} (its history stays; --hard erases it for good)")
+        emit(args, {"id": args.id, "deleted": True, "hard": True, "complete": not left},
+             lambda: f"erased {args.id} from every row and index; not yet complete: a reader holds files it must "
+             "rewrite (reconcile finishes it)" if left else
+             f"erased {args.id}: every version and index entry, from every file of the store")
+        return 1 if left else 0
+    emit(args, {"id": args.id, "deleted": True, "hard": False},
+         lambda: f"deleted {args.id} (its history stays; --hard erases it for good)")
     return 0

@@ -31,6 +31,7 @@ adapter registers a callback with :func:`add_purge_hook` and ``purge_user`` runs
 
 from __future__ import annotations
 
+import logging
 import time
 import weakref
 from collections.abc import Callable
@@ -41,6 +42,8 @@ from hermes_memory_core.errors import StoreBusyError
 from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
 from hermes_memory_core.types import MemoryRecord
+
+log = logging.getLogger("hermes_memory.erasure")
 
 __all__ = ["ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
 
@@ -128,6 +131,9 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
         engine.need_open()
         engine.record_erasure(erasure)
     left = _erase(engine, erasure)[1] or _settle(engine, erasure)
+    if left:  # delete(hard=True) returns no report: say it where the caller's logs are
+        log.warning("hermes_memory: memory %s is gone from every row and index, but the rewrite of the files is "
+                    "not yet complete: %s", rec.id, left)
     return ErasureReport(rec.user_id, 1, time.perf_counter() - started, left)
 
 

@@ -5,6 +5,7 @@ once the reader is gone."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -56,6 +57,22 @@ def _release(proc: subprocess.Popen[str]) -> None:
     proc.wait(timeout=30)
 
 
+@contextlib.contextmanager
+def _reader_of(path: Path) -> Iterator[None]:
+    """Another process holding a read transaction on the SQLite file at ``path`` while the block runs."""
+    proc = subprocess.Popen([sys.executable, "-c", READER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+        yield
+    finally:
+        _release(proc)
+
+
+def _small_vector_file(data_dir: Path) -> Path:
+    return next(p for p in data_dir.rglob("*.sqlite") if p.name != METADATA_FILE)
+
+
 def test_purge_waits_a_bounded_time_without_the_write_lock(mem: MemoryProvider, reader, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     mem.add_many([{"content": f"secret of alice {i}", "user_id": "alice"} for i in range(5)])
     keep = mem.add("bob's memory", user_id="bob")
@@ -100,17 +117,11 @@ def test_purge_without_a_reader_leaves_nothing(mem: MemoryProvider) -> None:
 def test_a_reader_of_the_small_vector_file_is_reported_as_left_and_reconcile_finishes(mem: MemoryProvider) -> None:
     mem.add_many([{"content": f"secret of alice {i}", "user_id": "alice"} for i in range(3)])
     mem.add("bob's memory", user_id="bob")
-    small = next(p for p in Path(mem.config.data_dir).rglob("*.sqlite") if p.name != METADATA_FILE)
-    proc = subprocess.Popen([sys.executable, "-c", READER, str(small)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+    with _reader_of(_small_vector_file(Path(mem.config.data_dir))):
         report = mem.purge_user("alice")
         assert "write-ahead log busy" in report.left  # not a silent leftover
         assert len(mem.engine.metadata.pending_erasures()) == 1
         assert mem.search("secret of alice", user_id="alice") == []
-    finally:
-        _release(proc)
     assert mem.reconcile().erasures_finished == 1
     assert mem.engine.metadata.pending_erasures() == []
     assert mem.search("memory", user_id="bob")
@@ -203,20 +214,35 @@ def test_the_cli_says_a_purge_is_not_complete_while_a_reader_holds_the_files(
     d = ["--data-dir", str(tmp_path / "d")]
     assert main(["add", "The user collects qqwhistle stamps", "--user", "gone", *d]) == 0
     assert main(["add", "The user likes tea", "--user", "stays", *d]) == 0
-    small = next(p for p in (tmp_path / "d").rglob("*.sqlite") if p.name != METADATA_FILE)
-    proc = subprocess.Popen([sys.executable, "-c", READER, str(small)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "HOLDING"
+    with _reader_of(_small_vector_file(tmp_path / "d")):
         capsys.readouterr()
         assert main(["purge-user", "--user", "gone", "--yes", *d]) == 1
         out = capsys.readouterr().out
         assert "not yet complete" in out and "reconcile()" in out and "everything else" not in out
-    finally:
-        _release(proc)
     assert main(["reconcile", *d]) == 0  # the open finishes the recorded erasure, the reader gone
     assert main(["purge-user", "--user", "gone", "--yes", *d]) == 0
     assert "everything else they left" in capsys.readouterr().out
     assert main(["stats", "--json", *d]) == 0
     assert json.loads(capsys.readouterr().out)["by_user"] == {"stays": 1}
     assert not any(b"qqwhistle" in p.read_bytes() for p in (tmp_path / "d").rglob("*") if p.is_file())
+
+
+def test_a_hard_delete_a_reader_kept_from_finishing_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """``delete(hard=True)`` returns no report: it logs a warning, and ``delete --hard`` exits 1 saying so."""
+    from hermes_memory_core.cli import main
+
+    d = ["--data-dir", str(tmp_path / "d")]
+    assert main(["add", "The user hides a zzsecret", "--user", "u", *d]) == 0
+    mid = capsys.readouterr().out.strip()
+    assert main(["add", "The user likes tea", "--user", "u", *d]) == 0
+    with _reader_of(_small_vector_file(tmp_path / "d")):
+        capsys.readouterr()
+        with caplog.at_level("WARNING", logger="hermes_memory.erasure"):
+            assert main(["delete", mid, "--hard", "--user", "u", *d]) == 1
+        assert "not yet complete" in capsys.readouterr().out
+        assert any(mid in r.getMessage() and "not yet complete" in r.getMessage() for r in caplog.records)
+    assert main(["reconcile", *d]) == 0  # the open finishes the recorded erasure, the reader gone
+    capsys.readouterr()
+    assert main(["get", mid, *d]) == 2
+    assert not any(b"zzsecret" in p.read_bytes() for p in (tmp_path / "d").rglob("*") if p.is_file())
