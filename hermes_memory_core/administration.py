@@ -99,11 +99,13 @@ class StoreAdministration:
     def reconcile(self) -> ReconcileReport:
         """Repair both stores: finish erasures a killed process left half done, re-index active rows missing (or
         stale) in the vector engine, drop vector points with no active row, rebuild missing keyword rows, and take
-        expired memories out of the vector index."""
+        expired memories out of the vector index. ``erasures_left`` counts erasures a reader still keeps from
+        finishing (each is retried by the next ``reconcile()`` or open)."""
         if not self.engine.closed:
             self._need_writable("reconcile")
         finished = finish_erasures(self.engine) if not self.engine.closed else 0
-        return replace(maintenance.reconcile(self.engine), erasures_finished=finished)
+        left = len(self.engine.pending_erasures()) if not self.engine.closed else 0
+        return replace(maintenance.reconcile(self.engine), erasures_finished=finished, erasures_left=left)
 
     def optimize(self) -> None:
         """Merge the keyword index into one segment and build the vector engine's HNSW index.

@@ -358,25 +358,35 @@ class MemoryEngine(EngineOperations):
         return vectors
 
     def _store(self, records: Sequence[MemoryRecord], vectors: np.ndarray, dialogue: bool) -> None:
-        """Metadata first, then the vector engine; if the second fails the first is undone (compensation)."""
+        """The metadata rows and the vector points, the points written inside the rows' open transaction: if
+        they fail, the rows roll back (which needs no disk space, so a full disk cannot leave a row that was
+        reported unstored); if they or the rows' commit fail, the points written are taken back (any a full disk
+        keeps are found by no search, and ``reconcile()`` removes them)."""
         with self.write_lock:
             self.need_open()
             if any(self.codec.seals(r.memory_type.value) for r in records):
                 self.ensure_key()
             rows = [NewMemory(r, dialogue and _takes_context(r), language_of(r.content)) for r in records]
-            self.metadata.insert(rows)
-            self._learn_languages(rows)
+            points = [VectorPoint(r.id, vec, payload(r, self.codec))
+                      for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)]
+            inserted = False
             try:
-                self.vectors.upsert([VectorPoint(r.id, vec, payload(r, self.codec))
-                                     for r, vec in zip(records, vectors, strict=True) if self.has_vector(r.memory_type)])
-            except BaseException as exc:
-                self.metadata.purge([r.id for r in records])
-                if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
-                    raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
-                raise ConsistencyError(
-                    f"the vector store rejected the write ({exc}); the metadata rows were rolled back, "
-                    "nothing was stored"
-                ) from exc
+                with self.metadata.atomic():
+                    self.metadata.insert(rows)
+                    inserted = True
+                    try:
+                        self.vectors.upsert(points)
+                    except Exception as exc:
+                        if isinstance(exc, StorageFullError):
+                            raise  # a full disk: the rows roll back, the error passes on as it is
+                        raise ConsistencyError(f"the vector store rejected the write ({exc}); the metadata rows "
+                                               "were rolled back, nothing was stored") from exc
+            except BaseException:
+                if inserted:
+                    with contextlib.suppress(Exception):
+                        self.vectors.delete([p.id for p in points])
+                raise
+            self._learn_languages(rows)
 
     def add_items(
         self,

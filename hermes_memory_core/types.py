@@ -309,6 +309,8 @@ class ReconcileReport:
         keyword_rows_repaired: Keyword-index rows missing or stale; rebuilt.
         expired_removed: Expired memories taken out of the vector index.
         erasures_finished: Erasures (``purge_user``, hard deletes) a killed process had left half done, finished.
+        erasures_left: Erasures still not complete: a reader (or on PostgreSQL an older transaction) still holds
+            files they must rewrite; run ``reconcile()`` again once it is gone.
     """
 
     metadata_orphans_reindexed: int = 0
@@ -316,6 +318,7 @@ class ReconcileReport:
     keyword_rows_repaired: int = 0
     expired_removed: int = 0
     erasures_finished: int = 0
+    erasures_left: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -324,6 +327,7 @@ class ReconcileReport:
             "keyword_rows_repaired": self.keyword_rows_repaired,
             "expired_removed": self.expired_removed,
             "erasures_finished": self.erasures_finished,
+            "erasures_left": self.erasures_left,
         }
 
 

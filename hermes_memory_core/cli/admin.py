@@ -86,8 +86,11 @@ def cmd_restore(args: argparse.Namespace) -> int:
 def cmd_reconcile(args: argparse.Namespace) -> int:
     with open_store(args) as mem:
         report = mem.reconcile().as_dict()
-    emit(args, report, lambda: "\n".join(f"{k}: {v}" for k, v in report.items()))
-    return 0
+    left = report["erasures_left"]
+    emit(args, report, lambda: "\n".join(f"{k}: {v}" for k, v in report.items()) + (
+        f"\nnot yet complete: {left} erasures wait for a reader of the store's files; run reconcile again once "
+        "it is gone" if left else ""))
+    return 1 if left else 0
 
 
 def cmd_forget(args: argparse.Namespace) -> int:

@@ -206,7 +206,8 @@ class SQLiteDatabase:
             self._closed = True
             if self._writer is not None:
                 if not self.read_only:
-                    with contextlib.suppress(sqlite3.Error):
+                    with contextlib.suppress(sqlite3.Error):  # a reader holding the log: left for the next open
+                        self._writer.execute("PRAGMA busy_timeout=0")  # (a close never waits on one)
                         self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._writer.close()
                 self._writer = None

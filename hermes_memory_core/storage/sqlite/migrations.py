@@ -198,7 +198,8 @@ def apply_pending(conn: sqlite3.Connection, only: Sequence[str] | None = None) -
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # a failed COMMIT (a full disk) has rolled back already
+                conn.execute("ROLLBACK")
             raise
         ran.append(migration.__name__)
     return ran

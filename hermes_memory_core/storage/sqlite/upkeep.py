@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from hermes_memory_core.errors import HermesMemoryError
+
 __all__ = ["MERGE_PAGES", "SegmentMerger"]
 
 MERGE_PAGES = 64
@@ -109,6 +111,8 @@ class SegmentMerger:
                     return
             try:
                 self.run_pending()
+            except HermesMemoryError as exc:  # a full disk: one line, the next write retries the merge
+                logger.warning("hermes_memory: keyword index merge postponed: %s", exc)
             except Exception:  # the merge is an optimisation: a failed step leaves a correct, slower index
                 logger.exception("hermes_memory: keyword index merge failed")
 

@@ -1,4 +1,4 @@
-"""Write order and repair: SQLite first, vectors second, compensation on failure, reconcile both ways."""
+"""Write order and repair: SQLite rows first, vector points inside their transaction, compensation on failure,\nreconcile both ways."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from hermes_memory_core import ConsistencyError, MemoryProvider
+from hermes_memory_core import ConsistencyError, MemoryProvider, StorageFullError
 from hermes_memory_core.storage.edge_store import EdgeVectorStore
 from hermes_memory_core.storage.vectors import VectorPoint
 
@@ -44,6 +44,26 @@ def test_failed_vector_write_leaves_nothing(failing) -> None:  # type: ignore[no
     assert mem.search("kept", user_id="u")[0].id == keep
 
 
+def test_a_vector_write_failing_on_a_full_disk_leaves_no_row(failing, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """On a full disk, deleting the rows again would fail too: the rows must roll back instead (needing no room)."""
+    mem, store = failing
+    keep = mem.add("kept memory", user_id="u")
+
+    def full(points: Sequence[VectorPoint]) -> None:
+        raise StorageFullError("injected: the disk holding the vectors is full")
+
+    def no_room(*args: object, **kwargs: object) -> None:
+        raise StorageFullError("injected: the disk holding the metadata is full")
+
+    monkeypatch.setattr(store, "upsert", full)
+    monkeypatch.setattr(mem.engine.metadata, "purge", no_room)
+    with pytest.raises(StorageFullError):
+        mem.add("lost memory", user_id="u")
+    monkeypatch.undo()
+    assert [r.id for r in mem.list_memories(user_id="u")] == [keep]
+    assert mem.stats().total_active == 1 and mem.reconcile().metadata_orphans_reindexed == 0
+
+
 def test_failed_vector_update_is_rolled_back(failing) -> None:  # type: ignore[no-untyped-def]
     mem, store = failing
     mid = mem.add("version one", user_id="u")
@@ -69,7 +89,7 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
     assert {h.id for h in mem.search("metadata orphan vector lost", user_id="u", top_k=3)} >= {a, b}
     assert mem.reconcile().as_dict() == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0,
                                          "keyword_rows_repaired": 0, "expired_removed": 0,
-                                         "erasures_finished": 0}
+                                         "erasures_finished": 0, "erasures_left": 0}
 
 
 def test_reconcile_rebuilds_keyword_rows(mem: MemoryProvider) -> None:

@@ -91,7 +91,7 @@ def test_eight_threads_two_thousand_ops(tmp_path: Path, embedder, backend: str) 
     assert mem.stats().total_active == len(live)
     report = mem.reconcile().as_dict()
     assert report == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0, "keyword_rows_repaired": 0,
-                      "expired_removed": 0, "erasures_finished": 0}
+                      "expired_removed": 0, "erasures_finished": 0, "erasures_left": 0}
     mem.close()
 
 

@@ -101,7 +101,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path, rea
             mem.reconcile()
             assert mem.reconcile().as_dict() == {"metadata_orphans_reindexed": 0, "vector_orphans_removed": 0,
                                                  "keyword_rows_repaired": 0, "expired_removed": 0,
-                                                 "erasures_finished": 0}
+                                                 "erasures_finished": 0, "erasures_left": 0}
             assert mem.engine.metadata.integrity_check() == "ok"
             points = {p.id for b in mem.engine.vectors.iter_points(with_vectors=False) for p in b}
             for mid in [m for m in in_flight if m not in deleted]:  # unacknowledged: either outcome, never half

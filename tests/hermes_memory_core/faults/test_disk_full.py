@@ -133,8 +133,9 @@ def test_writing_until_the_disk_is_full_is_an_error_and_loses_nothing(tmp_path: 
 
 
 @pytest.mark.parametrize(("kind", "mib"), [("tmpfs", 256), ("ext4", 64)])
-@pytest.mark.parametrize(("layout", "leave"), [("shard", 64 * 1024), ("shard", 4 * 2**20), ("small", 0)],
-                         ids=["shard-64KiB", "shard-4MiB", "small-0"])
+@pytest.mark.parametrize(("layout", "leave"), [("shard", 64 * 1024), ("shard", 4 * 2**20), ("small", 0),
+                                               ("small", 128 * 1024)],
+                         ids=["shard-64KiB", "shard-4MiB", "small-0", "small-128KiB"])
 def test_a_nearly_full_disk_is_an_error_then_the_store_works_once_freed(tmp_path: Path, kind: str, mib: int,
                                                                        layout: str, leave: int) -> None:
     """The engine's shard needs 16 MiB free to write (a page it faults in on a full disk is a bus error); a small
@@ -153,8 +154,25 @@ def test_a_nearly_full_disk_is_an_error_then_the_store_works_once_freed(tmp_path
         assert later["error"] is None and len(later["ids"]) == 1  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("leave", [128 * 1024, 140 * 1024, 150 * 1024], ids=["128KiB", "140KiB", "150KiB"])
+def test_an_add_the_full_disk_refused_is_not_there_once_space_is_freed(tmp_path: Path, leave: int) -> None:
+    """With a little room left, the rows fit and the vector file does not (on this tmpfs, 150 KiB): the add that
+    failed must not be there once space is freed. Deleting its rows again would need room too; they roll back."""
+    with small_disk(tmp_path, "tmpfs", 256) as disk:
+        data = disk / "store"
+        _rc, first, _ = _run(data, "add", layout="small")
+        filler = _fill(disk, leave)
+        _rc, full, _ = _run(data, "add", layout="small")
+        filler.unlink()
+        _rc, freed, _ = _run(data, "check", first["ids"], "small")
+        assert freed["error"] is None and freed["present"] == first["ids"], freed
+        assert freed["count"] == 1 + (full["error"] is None), (full, freed)  # stored only when acknowledged
+
+
 @pytest.mark.parametrize(("kind", "mib"), [("tmpfs", 40), ("ext4", 64)])
-@pytest.mark.parametrize(("layout", "leave"), [("shard", 2 * 2**20), ("small", 0)], ids=["shard-2MiB", "small-0"])
+@pytest.mark.parametrize(("layout", "leave"), [("shard", 2 * 2**20), ("small", 0), ("small", 100 * 1024),
+                                               ("small", 300 * 1024)],
+                         ids=["shard-2MiB", "small-0", "small-100KiB", "small-300KiB"])
 def test_a_new_store_on_a_full_disk_opens_once_space_is_freed(tmp_path: Path, kind: str, mib: int, layout: str,
                                                               leave: int) -> None:
     with small_disk(tmp_path, kind, mib) as disk:
