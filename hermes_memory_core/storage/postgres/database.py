@@ -300,20 +300,31 @@ class PostgresDatabase:
 
         A deleted row stays in the new files while any transaction of the database holds a snapshot older than
         the delete (it may still read it), so this waits, up to :data:`~hermes_memory_core.busy.BUSY_WAIT_S`,
-        holding no lock of ours, for such transactions to end, and checks what VACUUM reports it kept.
+        holding no lock of ours, for the transactions begun before it to end (later ones do not count, so a busy
+        database does not hold it back), and where another role's sessions are hidden from us, checks what VACUUM
+        reports it kept.
 
         Raises:
             StoreBusyError: Transactions older than the delete were still open (their server sessions named),
                 or VACUUM kept deleted row versions they may see.
         """
-        retry_while_busy(lambda: self._vacuum_full((*ROW_TABLES, "memory_keyword_docs", "memory_keyword_terms")))
+        self._rewrite_after_older((*ROW_TABLES, "memory_keyword_docs", "memory_keyword_terms"))
 
     def checkpoint(self) -> None:
         """Rewrite the bookkeeping table (an erasure's intent row names the user), waiting as :meth:`rewrite`."""
-        retry_while_busy(lambda: self._vacuum_full(("memory_meta",)))
+        self._rewrite_after_older(("memory_meta",))
 
-    def _vacuum_full(self, tables: Sequence[str]) -> None:
-        """One try: ``VACUUM FULL`` the tables unless an older snapshot is open, then check nothing deleted stayed."""
+    def _rewrite_after_older(self, tables: Sequence[str]) -> None:
+        """``VACUUM FULL`` the tables once every transaction that began before now has ended (the deletes to make
+        final committed before now; transactions begun later see them deleted, so they never hold the rewrite
+        back, however busy the database)."""
+        with self.connection() as raw:
+            horizon = int(raw.execute("SELECT txid_snapshot_xmax(txid_current_snapshot())").fetchone()[0])
+        retry_while_busy(lambda: self._vacuum_full(tables, horizon))
+
+    def _vacuum_full(self, tables: Sequence[str], horizon: int) -> None:
+        """One try: ``VACUUM FULL`` the tables unless a transaction older than ``horizon`` is open, then check that
+        nothing deleted stayed when some session's snapshot is hidden from us (another role's)."""
         kept: list[int] = []
 
         def count_kept(diag: Any) -> None:
@@ -324,15 +335,17 @@ class PostgresDatabase:
                 kept.append(int(found.group()) if found else 0)
 
         with self.connection() as raw:
-            older = _older_snapshots(raw)
+            older, hidden = _older_snapshots(raw, horizon)
             if older:
                 raise StoreBusyError(_SNAPSHOTS_HELD.format(who="server sessions " + ", ".join(map(str, older))))
-            raw.add_notice_handler(count_kept)
+            if hidden:
+                raw.add_notice_handler(count_kept)
             try:
                 for table in tables:
                     raw.execute(f"VACUUM (FULL, VERBOSE) {table}")
             finally:
-                raw.remove_notice_handler(count_kept)
+                if hidden:
+                    raw.remove_notice_handler(count_kept)
         if sum(kept):
             raise StoreBusyError(_SNAPSHOTS_HELD.format(who=f"VACUUM kept {sum(kept)} deleted row versions"))
 
@@ -428,13 +441,15 @@ _SNAPSHOTS_HELD = ("transactions older than the erasure ({who}) still saw the de
                    f"{BUSY_WAIT_S:g} s; the rewrite is left for reconcile() or the next open")
 
 
-def _older_snapshots(raw: Any) -> list[int]:
-    """Server sessions of this database whose transaction began before now (an open snapshot or transaction id
-    older than the next transaction id): rows deleted before now stay readable to them, so VACUUM keeps them.
-    Sessions of other roles show no snapshot without ``pg_read_all_stats``; VACUUM's own count catches those."""
+def _older_snapshots(raw: Any, horizon: int) -> tuple[list[int], bool]:
+    """Server sessions of this database whose snapshot or transaction id is older than ``horizon`` (a transaction
+    id): rows deleted before it stay readable to them, so VACUUM keeps them. And whether some session's snapshot is
+    hidden from us (another role's, without ``pg_read_all_stats``): then VACUUM's own count of what it kept decides.
+    """
     rows = raw.execute(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
-        "AND GREATEST(age(backend_xmin), age(backend_xid)) > "
-        "age((txid_snapshot_xmax(txid_current_snapshot()) % 4294967296)::text::xid) ORDER BY pid"
+        "SELECT pid, GREATEST(age(backend_xmin), age(backend_xid)) > age((%s::bigint %% 4294967296)::text::xid), "
+        "query IS NOT DISTINCT FROM '<insufficient privilege>' FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid",
+        (horizon,),
     ).fetchall()
-    return [int(r[0]) for r in rows]
+    return [int(r[0]) for r in rows if r[1]], any(r[2] for r in rows)

@@ -189,6 +189,42 @@ def test_a_transaction_older_than_the_purge_on_postgres_is_reported_and_reconcil
 
 
 @NEEDS_POSTGRES
+def test_only_transactions_begun_before_the_rewrite_hold_it_back_on_postgres(tmp_path: Path, embedder: Embedder,
+                                                                           monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A busy database always has a transaction open; one begun while the rewrite waits (a later report query,
+    while shorter ones finish) sees the rows deleted and must not hold it back: the rewrite waits only for the
+    one older than the delete."""
+    import psycopg
+
+    from hermes_memory_core.storage.postgres import database
+
+    victim = f"victim{uuid.uuid4().hex[:8]}"
+    with MemoryProvider(make_config(tmp_path / "s", "server"), embedder=embedder, caller=ADMIN) as mem:
+        mem.add(f"{victim} secret", user_id=victim)
+        older = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
+        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        older.execute("SELECT count(*) FROM pg_class").fetchone()  # a snapshot from before the delete
+        mem.engine.metadata.erase_user_rows(victim)
+        later = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
+        wait = database.retry_while_busy
+
+        def while_waiting(attempt, *args):  # type: ignore[no-untyped-def]
+            later.execute("BEGIN")
+            later.execute("SELECT txid_current()").fetchone()  # begun after the rewrite started
+            with psycopg.connect(POSTGRES_URL, autocommit=True) as short:  # type: ignore[arg-type]
+                short.execute("SELECT txid_current()").fetchone()  # and a shorter one finishes after it
+            threading.Timer(0.3, older.close).start()
+            return wait(attempt, *args)
+
+        monkeypatch.setattr(database, "retry_while_busy", while_waiting)
+        try:
+            mem.engine.metadata.db.rewrite()  # no StoreBusyError: only `older` held it back, for 0.3 s
+        finally:
+            later.close()
+            older.close()
+
+
+@NEEDS_POSTGRES
 def test_a_purge_on_postgres_waits_for_a_short_older_transaction(tmp_path: Path, embedder: Embedder) -> None:
     """A transaction that ends within the wait only delays the purge: nothing is left, no file holds the user."""
     import psycopg
