@@ -35,6 +35,7 @@ import numpy as np
 from hermes_memory_core.busy import BUSY_WAIT_S, retry_while_busy
 from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreBusyError, StoreClosedError
 from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error
+from hermes_memory_core.storage.sqlite.database import truncate_wal_once
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint
 
 __all__ = ["SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
@@ -271,15 +272,8 @@ class SmallVectorStore:
 
     def _empty_log(self) -> None:
         """One try at checkpointing and truncating the log, without waiting for a busy reader."""
-        def once(conn: sqlite3.Connection) -> bool:
-            conn.execute("PRAGMA busy_timeout=0")
-            try:
-                return bool(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
-            finally:
-                conn.execute("PRAGMA busy_timeout=5000")
-
         with self._lock:
-            if self._sqlite(once):
+            if self._sqlite(truncate_wal_once):
                 raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {BUSY_WAIT_S:g} s; "
                                      "the rewrite is left for reconcile() or the next open")
 

@@ -338,15 +338,13 @@ class PostgresDatabase:
             older, hidden = _older_snapshots(raw, horizon)
             if older:
                 raise StoreBusyError(_SNAPSHOTS_HELD.format(who="server sessions " + ", ".join(map(str, older))))
-            if hidden:
-                raw.add_notice_handler(count_kept)
+            raw.add_notice_handler(count_kept)
             try:
                 for table in tables:
                     raw.execute(f"VACUUM (FULL, VERBOSE) {table}")
             finally:
-                if hidden:
-                    raw.remove_notice_handler(count_kept)
-        if sum(kept):
+                raw.remove_notice_handler(count_kept)
+        if hidden and any(kept):
             raise StoreBusyError(_SNAPSHOTS_HELD.format(who=f"VACUUM kept {sum(kept)} deleted row versions"))
 
     # ------------------------------------------------------------------ checks

@@ -35,7 +35,7 @@ from hermes_memory_core.storage.read_only import PrivateCopy
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import schema_problems
 
-__all__ = ["CHECKPOINT_WAIT_S", "SQLiteDatabase"]
+__all__ = ["CHECKPOINT_WAIT_S", "SQLiteDatabase", "truncate_wal_once"]
 
 log = logging.getLogger("hermes_memory.storage")
 
@@ -50,6 +50,16 @@ _PRAGMAS = (
     f"PRAGMA busy_timeout={_BUSY_MS}",
     "PRAGMA foreign_keys=ON",
 )
+
+
+def truncate_wal_once(conn: sqlite3.Connection) -> bool:
+    """One ``wal_checkpoint(TRUNCATE)`` that never waits for a reader (the busy timeout is off meanwhile). Returns
+    whether a reader kept the log busy; a caller that must wait retries it (:func:`retry_while_busy`)."""
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        return bool(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
 
 
 def _disk_full(exc: BaseException, path: Path) -> StorageFullError | None:
@@ -315,11 +325,7 @@ class SQLiteDatabase:
                 conn = self._writer
                 if conn is None:
                     raise StoreClosedError("the metadata store is closed")
-                conn.execute("PRAGMA busy_timeout=0")
-                try:
-                    busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                finally:
-                    conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+                busy = truncate_wal_once(conn)
             if busy:
                 raise StoreBusyError(f"a reader of {self.path} kept its write-ahead log busy for {wait:g} s; "
                                      "the checkpoint is left for reconcile() or the next open")
