@@ -80,6 +80,7 @@ from hermes_memory_core import (
     MemoryType,
     memory_lines,
     prompt_safe_summary,
+    turn_context,
 )
 
 __all__ = [
@@ -248,9 +249,9 @@ class HermesAgentProvider:
             return ""
         self._turn_message = query
         text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
-        hits = memory.recall(text, user_id=self.user_id, top_k=self._settings.prefetch_top_k, caller=self._caller())
-        view = memory.session(self.user_id, session_id or self.session_id).view()
-        return memory_lines(view.without_held(hits))
+        context = turn_context(memory, text, user_id=self.user_id, session_id=session_id or self.session_id,
+                               top_k=self._settings.prefetch_top_k, caller=self._caller(), include_summary=False)
+        return memory_lines(context.hits)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""

@@ -7,6 +7,7 @@ import hermes_memory_core._startup  # noqa: F401 - first: Ctrl-C while the comma
 from hermes_memory_core import errors
 from hermes_memory_core.cli.options import cli_config, cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig
+from hermes_memory_core.context import TurnContext, aturn_context, turn_context
 from hermes_memory_core.errors import *  # noqa: F403 - every error class is public (errors.__all__)
 from hermes_memory_core.lifecycle.erasure import ErasureReport
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
@@ -78,8 +79,10 @@ __all__ = [
     "SessionView",
     "StoreStats",
     "Summarizer",
+    "TurnContext",
     "WriteVerdict",
     "__version__",
+    "aturn_context",
     "check_memory_write",
     "cli_config",
     "cli_parent",
@@ -92,5 +95,6 @@ __all__ = [
     "render_memory_block",
     "should_recall",
     "shown_hit",
+    "turn_context",
     *errors.__all__,
 ]

@@ -30,6 +30,7 @@ from hermes_memory_core import (
     SessionMemory,
     SessionView,
     render_memory_block,
+    turn_context,
 )
 from langchain_hermes_memory.chat_history import _to_core
 from langchain_hermes_memory.identity import current_config, thread_id_of, user_id_of
@@ -198,12 +199,10 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
 
     # ------------------------------------------------------------------ the memory block
     def memory_context(self, user_id: str, thread_id: str | None, question: str) -> str:
-        """The memory block a request for ``question`` gets (see :func:`render_memory`); "" for none."""
-        view = self._session(user_id, thread_id).view() if thread_id is not None else None
-        summary = view.summary if view is not None and self.include_summary else ""
-        hits = (self.memory.recall(question, user_id=user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
-                if question else [])
-        return render_memory(summary, view.without_held(hits) if view is not None else hits)
+        """The memory block a request for ``question`` gets: the core's one turn context (:func:`turn_context`:
+        the thread's summary, recall minus what the thread shows, rendered); "" for none."""
+        return turn_context(self.memory, question, user_id=user_id, session_id=thread_id, top_k=self.top_k,
+                            caller=self.caller, llm=self._core_llm, include_summary=self.include_summary).block
 
     async def amemory_context(self, user_id: str, thread_id: str | None, question: str) -> str:
         """Async twin of :meth:`memory_context` (runs it in a worker thread)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -11,12 +12,12 @@ from llama_index.core.memory.types import BaseMemory
 
 from hermes_memory_core import (
     Caller,
-    MemoryHit,
     MemoryProvider,
     Message,
     SessionView,
+    TurnContext,
     prompt_safe_summary,
-    render_memory_block,
+    turn_context,
 )
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
@@ -43,11 +44,6 @@ def from_core(messages: list[Message]) -> list[ChatMessage]:
                     "tool": MessageRole.TOOL}.get(m.role, MessageRole.USER)
             out.append(ChatMessage(role=role, content=m.content))
     return out
-
-
-def render_recall(hits: list[MemoryHit]) -> str:
-    """The recalled memories as the core renders every memory block (quoted, guarded, labelled); "" for none."""
-    return render_memory_block(hits, heading=RECALL_HEADING)
 
 
 class HermesMemory(BaseMemory):
@@ -159,7 +155,14 @@ class HermesMemory(BaseMemory):
         return True
 
     # ------------------------------------------------------------------ reads
-    def _compose(self, view: SessionView, hits: list[MemoryHit]) -> list[ChatMessage]:
+    def _context(self, view: SessionView, query: str | None) -> TurnContext:
+        """The core's one turn context for ``query`` (recall minus what the session shows); the summary is shown
+        under its own heading by :meth:`_compose`."""
+        return turn_context(self.memory, query or "", user_id=self.user_id, session_id=self.session_id,
+                            top_k=self.top_k, caller=self.caller, llm=self._core_llm, include_summary=False,
+                            heading=RECALL_HEADING, view=view)
+
+    def _compose(self, view: SessionView, context: TurnContext) -> list[ChatMessage]:
         history = from_core(view.messages)
         systems = [m.content for m in history if m.role == MessageRole.SYSTEM and m.content]
         turns = [m for m in history if m.role != MessageRole.SYSTEM]
@@ -167,9 +170,8 @@ class HermesMemory(BaseMemory):
         summary = prompt_safe_summary(view.summary)  # the core's read-time guard, as for recalled memories
         if summary:
             parts.append(f"{SUMMARY_HEADING}\n{summary}")
-        recalled = render_recall(hits)
-        if recalled:
-            parts.append(recalled)
+        if context.block:
+            parts.append(context.block)
         head = [ChatMessage(role=MessageRole.SYSTEM, content="\n\n".join(parts))] if parts else []
         return head + turns
 
@@ -187,22 +189,11 @@ class HermesMemory(BaseMemory):
         view = self._session.view()
         if not view.messages:  # a new session read before its first message: the user left the others
             self._session.begin()
-        query = self._query(input, view)
-        hits = (self.memory.recall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller, llm=self._core_llm)
-                if query else [])
-        return self._compose(view, view.without_held(hits))
+        return self._compose(view, self._context(view, self._query(input, view)))
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """Async twin of :meth:`get`."""
-        view = await self._session.aview()
-        if not view.messages:
-            await self._session.abegin()
-        query = self._query(input, view)
-        hits = (
-            await self.memory.arecall(query, user_id=self.user_id, top_k=self.top_k, caller=self.caller,
-                                      llm=self._core_llm) if query else []
-        )
-        return self._compose(view, view.without_held(hits))
+        return await asyncio.to_thread(self.get, input)
 
     def get_all(self) -> list[ChatMessage]:
         """Every message still in the session buffer (older turns live on in the summary and in long-term memory)."""
@@ -210,8 +201,6 @@ class HermesMemory(BaseMemory):
 
     async def aget_all(self) -> list[ChatMessage]:
         """Async twin of :meth:`get_all`."""
-        import asyncio
-
         return await asyncio.to_thread(self.get_all)
 
     # ------------------------------------------------------------------ writes

@@ -18,7 +18,15 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from hermes_memory_core import Caller, MemoryProvider, MemoryType, memory_lines, needs_permanent, should_recall
+from hermes_memory_core import (
+    Caller,
+    MemoryProvider,
+    MemoryType,
+    aturn_context,
+    memory_lines,
+    needs_permanent,
+    should_recall,
+)
 from llama_index_hermes_memory.llm import LlamaIndexLLM
 
 __all__ = ["HermesLongTermBlock", "HermesPermanentBlock"]
@@ -58,9 +66,11 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
         query = _last_user_text(messages)
         if not query or not should_recall(query):
             return ""
-        hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
-                                         memory_types=[MemoryType.LONG_TERM], caller=self.caller)
-        return memory_lines(hits)
+        # the core's one turn context (recall: the gate, the relevance judgement, nothing when nothing fits),
+        # without the permanent facts (their own block)
+        context = await aturn_context(self.memory, query, user_id=self.user_id, top_k=self.top_k, caller=self.caller,
+                                      include_summary=False)
+        return memory_lines([h for h in context.hits if h.memory_type is not MemoryType.PERMANENT])
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         wrapped = LlamaIndexLLM(self.llm) if self.llm is not None else None
@@ -104,6 +114,7 @@ class HermesPermanentBlock(BaseMemoryBlock[str]):
                     UserWarning, stacklevel=2,
                 )
             return ""
+        # the fact router decides (above); the user's facts are few, so the block shows the best of them
         hits = await self.memory.asearch(query, user_id=self.user_id, top_k=self.top_k,
                                          memory_types=[MemoryType.PERMANENT], caller=who)
         return memory_lines(hits)

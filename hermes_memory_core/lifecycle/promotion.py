@@ -35,6 +35,7 @@ from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
+from hermes_memory_core.text.questions import is_question, without_questions
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import Preference, own_preference
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
@@ -47,6 +48,9 @@ LLMResolver = Callable[[str, str | None], LLM | None]
 
 #: Why a write is refused when the host model's classification says the content addresses the assistant.
 MODEL_REFUSAL = "injection guard (host model): an instruction addressed to the assistant, not a fact"
+#: Why a question is not remembered (what the user asks is chat: it stays a conversation line, never a profile entry,
+#: a fact or a version of one).
+QUESTION_REASON = "a question, not a statement: what the user asks is chat, kept only as a conversation line"
 #: Why a standing order about replies is kept as a preference (the user's own words about how to answer them).
 PREFERENCE_REASON = "the user's own lasting preference about how the assistant replies to them"
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
@@ -131,8 +135,9 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
             try:
                 classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds,
                                             engine.model_pool)
-                # what the user said in their own session: their own words
-                parts, own = own_parts(split_facts(entry.content))
+                # what the user said in their own session: their own words; what they asked is chat, never knowledge
+                stated = without_questions(entry.content)
+                parts, own = own_parts(split_facts(stated)) if stated.strip() else ([], False)
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
                                     classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
                                     caller=LIFECYCLE, origin="evicted_turn", own=own)
@@ -171,8 +176,11 @@ def remember(
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
+    stated = without_questions(content)
+    if not stated.strip():  # a question holds no fact about the user: nothing to remember
+        return RememberResult(None, MemoryType.SHORT_TERM, QUESTION_REASON, RememberAction.SKIPPED)
     plans = []
-    parts, own = split_facts(content), False
+    parts, own = split_facts(stated), False
     if source == "user" and caller.user_id == user_id:  # on the user's own authority: a caller acting as that user
         parts, own = own_parts(parts)
     for part in parts:
@@ -212,6 +220,8 @@ def plan_write(
             return _preference_plan(pref, user_id, session_id, origin, caller)
     tier = decision.memory_type
     reason = decision.reason
+    if tier is not MemoryType.SHORT_TERM and is_question(content):  # whatever the classifier answered
+        return _Plan(RememberResult(None, MemoryType.SHORT_TERM, QUESTION_REASON, RememberAction.SKIPPED))
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
         return _Plan(RememberResult(None, tier, verdict.reason, RememberAction.REJECTED))
@@ -235,6 +245,8 @@ def plan_write(
         text = content
     else:
         text = classifier.normalize(content)
+        if is_question(text):  # a host model's rewrite (or its answer to it) can ask rather than state
+            return _Plan(RememberResult(None, tier, QUESTION_REASON, RememberAction.SKIPPED))
         rewritten = check_memory_write(text, source)
         if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
             return _Plan(RememberResult(None, tier, rewritten.reason, RememberAction.REJECTED))

@@ -17,12 +17,13 @@ _FILLERS = {
     "good", "fine", "sure", "yes", "yeah", "yep", "yup", "no", "nope", "nah", "bye", "goodbye", "continue", "go", "on",
     "lol", "haha", "hmm", "hm", "uh", "um", "wow", "alright", "right", "got", "it", "see", "you", "later", "morning",
     "evening", "night", "afternoon", "welcome", "np", "awesome", "perfect", "please", "much", "a", "lot", "again", "there",
-    "the", "and", "so", "well", "done", "ahead", "next", "more", "sounds", "cheers", "oh",
+    "the", "and", "so", "well", "done", "ahead", "next", "more", "sounds", "cheers", "oh", "noted", "understood",
+    "that's", "thats", "all", "will", "do", "for", "now", "is", "that", "i", "see",
 }
 _ZH_FILLERS = [
     "你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "晚安", "谢谢", "多谢", "感谢", "好的", "好", "嗯", "嗯嗯",
     "哦", "噢", "啊", "哈哈", "呵呵", "继续", "接着说", "然后呢", "再见", "拜拜", "行", "可以", "没问题", "收到", "明白",
-    "知道了", "了解", "对", "是的", "不用了", "不客气", "辛苦了", "在吗", "好吧", "ok", "谢啦", "太好了", "棒",
+    "知道了", "了解", "对", "记下了", "记住了", "明白了", "好嘞", "是的", "不用了", "不客气", "辛苦了", "在吗", "好吧", "ok", "谢啦", "太好了", "棒",
     "你", "您", "了", "啦", "呀", "吧", "呢", "的", "哈", "呵", "嘿", "哇",
 ]
 _ZH_FILLER_RE = re.compile("|".join(sorted(map(re.escape, _ZH_FILLERS), key=len, reverse=True)))

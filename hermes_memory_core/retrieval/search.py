@@ -44,6 +44,7 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
+from hermes_memory_core.retrieval.recall_policy import replies_for_questions, without_unanswering
 from hermes_memory_core.retrieval.translation import (
     TRANSLATED_CROSS_DENSE_WEIGHT,
     TranslatedQueries,
@@ -167,28 +168,6 @@ def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
         at = out.index(hit)
         if said is not None and said > at:
             out.insert(at, out.pop(said))
-    return out
-
-
-def _said(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.casefold()))
-
-
-def replies_for_repeats(hits: list[MemoryHit], query: str) -> list[MemoryHit]:
-    """``hits`` where each line of an earlier conversation in which the user asked this very question (the same
-    words, case and punctuation aside) gives its place to the reply of its turn when that was found, else leaves:
-    the question holds no answer and would outrank the lines that do. Other hits keep their order."""
-    asked = _said(query)
-    out: list[MemoryHit] = []
-    for hit in hits:
-        if hit.role == "user" and hit.is_conversation and _said(hit.content) == asked:
-            turn = hit.metadata.get("turn")
-            hit = next((r for r in hits if r.role == "assistant" and r.session_id == hit.session_id
-                        and r.metadata.get("turn") == turn), hit)
-            if hit.role == "user":
-                continue
-        if all(h.id != hit.id for h in out):
-            out.append(hit)
     return out
 
 
@@ -512,6 +491,9 @@ class Searcher:
         if len(hits) < len(found) == request.k < v.MAX_TOP_K:
             more = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
             hits = prompt_safe_hits(self._execute(more, who, llm))
+        # what the user asked before holds no answer (its reply may), nor does a reply that did not know: neither
+        # takes an answer's place, nor passes the floor for it
+        hits = without_unanswering(replies_for_questions(hits), asks_about_talk(query))
         topics = question_topics(query)
         about_user = about_user_alone(query)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
@@ -526,7 +508,6 @@ class Searcher:
         if talk:
             ordered = said_about_first(ordered, query)
         kept = {h.id for h in standing}
-        ordered = replies_for_repeats(ordered, query)
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         return standing + [h for h in recalled if h.id not in kept][:k]
 

@@ -16,6 +16,7 @@ from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.text.questions import without_questions
 from hermes_memory_core.trust.injection import sanitize_summary
 
 __all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
@@ -30,8 +31,9 @@ def summarizer_for(llm: LLM | None, timeout: float, pool: ModelPool | None = Non
 
 
 def user_words(turn: Sequence[Message]) -> str:
-    """What the user said in one turn (the promotion queue's entry for it)."""
-    return " ".join(m.content for m in turn if m.role in USER_ROLES)
+    """What the user stated in one turn (the promotion queue's entry for it): their messages without the sentences
+    that ask (what the user asks is chat, never knowledge; see :mod:`~hermes_memory_core.text.questions`)."""
+    return " ".join(said for m in turn if m.role in USER_ROLES and (said := without_questions(m.content).strip()))
 
 
 def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None, archive: TurnArchiver) -> int:

@@ -4,7 +4,7 @@ renderer, and tests that mirror the packages.
 Layers, top to bottom (a module imports its own layer or lower ones, never a higher one)::
 
     facade       provider (with administration), cli, the package's __init__
-    rooms        short_term, lifecycle, retrieval, portability, rendering
+    rooms        short_term, lifecycle, retrieval, portability, rendering, context
     engine       engine, engine_ops
     services     storage, embedding, trust
     base         text, types, errors, config, validation, llm, tokens, version, async_twins, _startup,
@@ -30,7 +30,7 @@ ROOT = Path(hermes_memory_core.__file__).parent
 PACKAGE = "hermes_memory_core"
 LAYERS = {
     "facade": 5, "provider": 5, "administration": 5, "cli": 5,
-    "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4,
+    "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4, "context": 4,
     "engine": 3, "engine_ops": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,

@@ -1,0 +1,94 @@
+"""Questions, told apart from statements, in Chinese and English: what the user asks is chat, never knowledge.
+
+A user's question ("Which code editor do I like?", "你知道我住在哪里吗", "I wonder whether I told you my blood type")
+holds no fact about them, so promotion never stores it as a profile entry, a fact or a version of one, and recall
+never lets an earlier question take the place of the lines that answer it. Deterministic and cheap (a few regular
+expressions a sentence).
+
+- :func:`is_question` — the whole text asks: every sentence of it is a question.
+- :func:`without_questions` — a message with its question sentences dropped ("I moved to Munich. Do you know any
+  good bakeries there?" → "I moved to Munich.").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["is_question", "question_sentences", "sentences", "without_questions"]
+
+#: Sentence ends: the mark stays with its sentence.
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[…])\s+")
+#: An English sentence that opens as a question: a question word before an auxiliary verb ("Which code editor do I
+#: like", "How old am I"; not "When I was young, …" or "What I like is tea"), or an auxiliary before its subject.
+_AUX = r"(?:do|does|did|is|are|was|were|am|can|could|would|will|should|shall|have|has|had|may|might|must)(?:n't)?"
+_EN_OPENING = re.compile(
+    r"^(?:(?:so|and|but|also|oh|hey|ok|okay|well|btw|by the way|then|now|quick question|one more thing)[,\s]+)*"
+    r"(?:(?:what|which|who|whom|whose|where|when|why|how)(?:'s|s)?\s+(?:" + _AUX + r"\b|"
+    r"(?!(?:i|we|you|he|she|they|it|my|our|your|his|her|their)\b)(?:[\w'-]+\s+){0,3}?" + _AUX + r"\b)"
+    r"|(?:what|where|who|how)(?:'s|s)\b"
+    r"|" + _AUX + r"\s+(?:i|you|we|they|he|she|it|my|your|the|there|this|that|these|those|anyone|anybody|someone|"
+    r"somebody|a|an|any)\b)",
+    re.IGNORECASE,
+)
+#: An English sentence that asks without opening as a question ("I wonder whether…", "tell me what…", "do you know").
+_EN_ASKING = re.compile(
+    r"\bi (?:wonder|was wondering|am wondering|'m wondering|want to know|would like to know|'d like to know|"
+    r"need to know|can't remember|cannot remember|don't remember|forgot|forget)\s+(?:if|whether|what|which|who|"
+    r"where|when|why|how)\b|^(?:please\s+)?(?:tell|remind|show) me (?:if|whether|what|which|who|where|when|why|how)\b"
+    r"|^(?:any idea|no idea|guess|curious|wondering) (?:if|whether|what|which|who|where|when|why|how)\b"
+    r"|\bdo you (?:know|remember|recall)\b|\bcan you (?:tell|remind) me\b",
+    re.IGNORECASE,
+)
+#: A Chinese sentence that asks: a question particle at its end, an opening that asks, or a question word at its end.
+_ZH_PARTICLE_END = re.compile(r"(?:吗|嘛|么|呢|不)[呀啊哦吧]?\s*[。.!！~～]*$")
+_ZH_OPENING = re.compile(r"^(?:请问|你知道|您知道|你还记得|你记得|您记得|我想知道|我想问|想问一下|问一下|我想请教|"
+                         r"不知道|我在想|我好奇|好奇|你说|你觉得|您觉得|是不是|有没有|能不能|可不可以|会不会|要不要)")
+_ZH_ASKS_FOR = re.compile(r"(?:叫|是|在|有|做|干|去|用|喝|吃|练|学|住|养)(?:什么|啥|哪|谁|几|多少)(?![\u4e00-\u9fff]*[都也])"
+                          r"[\u4e00-\u9fff]{0,4}\s*[。.!！~～]*$")
+_ZH_ASKING = re.compile(r"(?:什么|啥|哪[里儿个些家位种天年]?|谁|几[个点岁号次天年月]?|多少|多大|多久|多长|怎么|怎样|怎么样|"
+                        r"为什么|为啥|如何|是否|是不是|有没有|能不能|会不会|可不可以|要不要)"
+                        r"(?:了|的|来着|呢|啊|呀|吧)*\s*[。.!！~～]*$")
+_ASKS_AT_END = re.compile(r"[?？]\s*[\"'”’)）]*\s*$")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (the end mark stays with its sentence); blank pieces dropped."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _sentence_asks(sentence: str) -> bool:
+    s = unicodedata.normalize("NFKC", sentence).strip().strip("\"'“”‘’").strip()
+    if not s:
+        return False
+    if _ASKS_AT_END.search(s):
+        return True
+    if _CJK.search(s):
+        return bool(_ZH_PARTICLE_END.search(s) or _ZH_OPENING.search(s) or _ZH_ASKING.search(s)
+                    or _ZH_ASKS_FOR.search(s))
+    return bool(_EN_OPENING.search(s) or _EN_ASKING.search(s))
+
+
+def question_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that ask something."""
+    return [s for s in sentences(text) if _sentence_asks(s)]
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks and states nothing: it has a sentence and every sentence of it is a question (in
+    either language, any form: "Which editor do I like?", "I wonder whether I told you…", "你知道我住在哪里吗",
+    "用户每天早上练习什么")."""
+    parts = sentences(text)
+    return bool(parts) and all(_sentence_asks(s) for s in parts)
+
+
+def without_questions(text: str) -> str:
+    """``text`` with its question sentences dropped (a statement followed by a question keeps the statement); ""
+    when it only asks."""
+    parts = sentences(text)
+    kept = [s for s in parts if not _sentence_asks(s)]
+    if len(kept) == len(parts):
+        return text
+    joiner = "" if kept and all(_CJK.search(s) for s in kept) else " "
+    return joiner.join(kept)
