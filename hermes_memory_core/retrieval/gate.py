@@ -18,7 +18,7 @@ _FILLERS = {
     "lol", "haha", "hmm", "hm", "uh", "um", "wow", "alright", "right", "got", "it", "see", "you", "later", "morning",
     "evening", "night", "afternoon", "welcome", "np", "awesome", "perfect", "please", "much", "a", "lot", "again", "there",
     "the", "and", "so", "well", "done", "ahead", "next", "more", "sounds", "cheers", "oh", "noted", "understood",
-    "that's", "thats", "all", "will", "do", "for", "now", "is", "that", "i", "see",
+    "that's", "thats", "all", "will", "do", "for", "now", "is", "that", "i",
 }
 _ZH_FILLERS = [
     "你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "晚安", "谢谢", "多谢", "感谢", "好的", "好", "嗯", "嗯嗯",
