@@ -87,7 +87,9 @@ class Progress:
 
 
 class CachedEmbedder:
-    """Wraps a real embedder and caches its document/query vectors on disk by (model, text) hash.
+    """Wraps a real embedder and caches its document/query vectors on disk, keyed by everything that changes a
+    vector: the model, how a query is cut before it is embedded (the embedder's ``query_window``; a change of
+    window is a new key, never a stale vector) and the text.
 
     The vectors are exactly the wrapped model's; the cache only spares recomputing them between runs. Timings
     never come from this class: benchmarks time the wrapped model (``inner``) directly.
@@ -100,6 +102,7 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._mem: dict[str, np.ndarray] = {}
+        self._query_kind = "q" + str(getattr(inner, "query_window", "whole"))
         self._path: Path | None = None
         if cache_dir:
             safe = hashlib.sha1(self.model_id.encode()).hexdigest()[:12]
@@ -123,7 +126,7 @@ class CachedEmbedder:
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        key = self._key("q", text)
+        key = self._key(self._query_kind, text)
         if key not in self._mem:
             self.misses += 1
             self._mem[key] = np.asarray(self.inner.embed_query(text), dtype=np.float32)

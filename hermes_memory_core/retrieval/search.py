@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from hermes_memory_core import validation as v
+from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
@@ -467,10 +468,11 @@ class Searcher:
         llm: LLM | None = None,
     ) -> list[MemoryHit]:
         """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`); an over-long query is recalled on its
-        first ``max_content_chars`` characters (a chat turn never fails on a long message). The user's standing
+        beginning and its end (``max_content_chars`` characters in all: the part that asks is at its end; a chat
+        turn never fails on a long message). The user's standing
         preferences about replies come first on every turn, fillers included, beside the ``top_k`` recalled."""
         self.engine.need_open()
-        query = v.check_text(query, "query")[: self.engine.config.max_content_chars]
+        query = ask_chars(v.check_text(query, "query"), self.engine.config.max_content_chars)
         k = v.check_top_k(top_k)
         floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
         user_id = v.check_user_id(user_id)  # a filler asks nothing of the store, but a bad argument is still an error

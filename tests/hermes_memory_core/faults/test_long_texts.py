@@ -12,7 +12,7 @@ import pytest
 
 from hermes_memory_core import ConfigError, InvalidInputError, MemoryConfig, MemoryProvider
 from hermes_memory_core.embedding import Embedder
-from hermes_memory_core.embedding.window import QUERY_WINDOW_TOKENS, head_window
+from hermes_memory_core.embedding.window import QUERY_WINDOW_TOKENS, ask_window, head_window, tail_window
 
 _WORDS = "the quick brown fox jumps over a lazy dog while the agent writes notes about coffee and deadlines".split()
 
@@ -45,6 +45,27 @@ def test_head_window_reads_a_bounded_part_of_a_huge_text() -> None:
     assert max(seen) <= 16 * 24 and len(seen) <= 12
 
 
+def test_tail_window_keeps_the_end_and_reads_a_bounded_part() -> None:
+    seen: list[int] = []
+
+    def count(text: str) -> int:
+        seen.append(len(text))
+        return _words(text)
+
+    text = _long_text(400_000)
+    tail = tail_window(text, count, 16)
+    assert text.endswith(tail) and 0 < _words(tail) <= 16
+    assert max(seen) <= 16 * 24 and len(seen) <= 12
+
+
+def test_ask_window_keeps_a_short_query_and_the_question_at_the_end_of_a_long_one() -> None:
+    assert ask_window("Where do I live now?", _words, 16) == "Where do I live now?"
+    dialogue = "We talked about trips. " + _long_text(50_000) + " So, which city did I move to last month?"
+    window = ask_window(dialogue, _words, 32, head=8)
+    assert window.startswith("We talked about trips.") and window.endswith("which city did I move to last month?")
+    assert _words(window) <= 32
+
+
 def test_the_real_model_embeds_a_query_on_its_first_window(real_embedder: Embedder) -> None:
     model: Any = real_embedder._model  # type: ignore[attr-defined]
     fed: list[str] = []
@@ -55,7 +76,9 @@ def test_the_real_model_embeds_a_query_on_its_first_window(real_embedder: Embedd
         long_vec = real_embedder.embed_query(text)
     finally:
         del model.query
-    assert len(fed) == 1 and text.startswith(fed[0]) and model.token_count(fed[0], True) <= QUERY_WINDOW_TOKENS
+    head, _, tail = fed[0].partition(" … ")
+    assert len(fed) == 1 and text.startswith(head) and text.endswith(tail)
+    assert model.token_count(fed[0], True) <= QUERY_WINDOW_TOKENS
     assert np.allclose(long_vec, real_embedder.embed_query(fed[0]), atol=1e-6)
     assert np.allclose(real_embedder.embed_query("a short question"), real_query("a short question"), atol=1e-6)
 
