@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import time
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hermes_memory_core import open_providers
 from hermes_memory_core import validation as v
 from hermes_memory_core.administration import StoreAdministration
 from hermes_memory_core.async_twins import async_twin
@@ -43,9 +43,6 @@ from hermes_memory_core.trust.write_guard import guard_text, guard_texts
 from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = ["MemoryProvider"]
-
-_OPEN_STORES: weakref.WeakValueDictionary[str, MemoryProvider] = weakref.WeakValueDictionary()
-
 
 @v.typed_arguments
 class MemoryProvider(StoreAdministration):
@@ -122,7 +119,7 @@ class MemoryProvider(StoreAdministration):
         self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain,
                                   self._background.schedule_end, self._background.schedule_new_session,
                                   self._background.schedule_archive, self._undo_said)
-        _OPEN_STORES[engine.store_key] = self
+        open_providers.add(engine.store_key, self)
         if not engine.read_only:  # a read-only store runs no background work and finishes nothing
             finish_erasures(engine)  # an erasure a killed process left half done
             self._background.resume()
@@ -189,8 +186,8 @@ class MemoryProvider(StoreAdministration):
     def open_store(cls, store_key: str) -> MemoryProvider | None:
         """The open provider with this :attr:`store_key` in this process, if any (adapters re-attach
         deserialised objects to it)."""
-        provider = _OPEN_STORES.get(store_key)
-        return None if provider is None or provider.closed else provider
+        provider = open_providers.get(store_key)
+        return provider if isinstance(provider, MemoryProvider) and not provider.closed else None
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

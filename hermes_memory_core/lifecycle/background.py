@@ -100,7 +100,17 @@ class BackgroundLifecycle:
         self.worker.drain()
 
     def close(self) -> None:
-        """Drain, then stop the worker."""
+        """End the sessions this process leaves open, then drain and stop the worker.
+
+        On a store one process opens at a time (the embedded default) the next open would end them anyway: they end
+        here instead, so what the user said in them is classified and summarised by the host model their surface
+        was given (:meth:`MemoryProvider.close`, also at interpreter exit), not by the rules in a later process
+        that has no model. A store shared by processes ends only idle sessions, as before."""
+        engine = self.engine
+        if engine.alone and not engine.read_only and not engine.closed:
+            now = engine.now()
+            for user_id, session_id in engine.sessions.unarchived(now, -now):
+                self.schedule_end(user_id, session_id)
         self.worker.close()
 
     def _run(self, job: Hashable) -> None:

@@ -21,7 +21,7 @@ from typing import Protocol
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.text.fact_topics import TOPICS
-from hermes_memory_core.text.perspective import to_third_person
+from hermes_memory_core.text.perspective import to_first_person, to_third_person
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "Classifier",
     "LLMClassifier",
     "RuleClassifier",
+    "fact_key_of",
     "parse_classification",
     "rule_normalize",
     "split_facts",
@@ -332,6 +333,13 @@ def _fact_key(text: str) -> str | None:
             return _refine(key, low)
     favourite = _FAVOURITE.search(low)
     return "favorite_" + "_".join((favourite.group(1) or favourite.group(2)).split()) if favourite else None
+
+
+def fact_key_of(text: str) -> str | None:
+    """The topic key of a keyed fact a statement holds, whoever words it: the user ("I live in Hangzhou") or a
+    stored memory about them ("The user lives in Hangzhou", "用户住在北京"); None when it holds none. Two statements
+    with the same key are two values of one fact."""
+    return _fact_key(to_first_person(text))
 
 
 def split_facts(content: str) -> list[str]:

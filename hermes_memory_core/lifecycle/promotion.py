@@ -28,13 +28,21 @@ from hermes_memory_core.lifecycle.classifier import (
     Classifier,
     LLMClassifier,
     RuleClassifier,
+    fact_key_of,
     split_facts,
 )
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
 from hermes_memory_core.lifecycle.health import ClassifierHealth
-from hermes_memory_core.lifecycle.updates import authority, claim_text, fact_authority, find_change_target, is_change
+from hermes_memory_core.lifecycle.updates import (
+    authority,
+    claim_text,
+    fact_authority,
+    find_change_target,
+    is_change,
+)
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
+from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, without_questions
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import Preference, own_preference
@@ -97,6 +105,8 @@ class _Plan:
 
     Attributes:
         change: The content reports a change (it may version the memory it changes).
+        topic: The keyed fact the user's own words state (:func:`~hermes_memory_core.lifecycle.classifier.
+            fact_key_of`, read before any rewrite), which only a memory of the same fact may give way to.
         permanent_ok: The guard and the caller allow this content to change a permanent memory.
         weight: The claim's authority (see :func:`~hermes_memory_core.lifecycle.updates.authority`).
     """
@@ -106,6 +116,7 @@ class _Plan:
     change: bool = False
     permanent_ok: bool = False
     weight: int = 0
+    topic: str | None = None
 
 
 def _classify(classifier: Classifier, content: str, user_id: str, session_id: str | None,
@@ -256,7 +267,7 @@ def plan_write(
                       importance=IMPORTANCE[tier], metadata=meta)
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item, change=is_change(content),
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
-                 weight=authority(caller, source))
+                 weight=authority(caller, source), topic=fact_key_of(content))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
@@ -339,6 +350,24 @@ def _may_concern(plan: _Plan, waiting: MemoryItem) -> bool:
         plan.item.content, waiting.content)
 
 
+#: At most this many of a user's lasting memories are read to find the one that holds a fact.
+_PROFILE_SCAN = 2000
+
+
+def same_fact_target(
+    engine: MemoryEngine, user_id: str, key: str, tiers: tuple[MemoryType, ...]
+) -> MemoryRecord | None:
+    """The user's active memory of ``tiers`` that holds the keyed fact ``key`` (by its stored ``fact_key`` or by
+    what it says, see :func:`~hermes_memory_core.lifecycle.classifier.fact_key_of`), the most recently changed
+    one; None when no memory holds that fact."""
+    now = engine.now()
+    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
+    # the lifecycle reads as the lifecycle: a permanent fact read here is logged as such
+    found = [rec for rec in engine.list_records(user_id, flt.for_rows(now), _PROFILE_SCAN, 0, LIFECYCLE, now)
+             if rec.metadata.get("fact_key") == key or fact_key_of(rec.content) == key]
+    return max(found, key=lambda r: (r.updated_at, r.created_at), default=None)
+
+
 def _dedupe_tiers(tier: MemoryType, caller: Caller) -> tuple[MemoryType, ...]:
     """Tiers a statement of ``tier`` is a duplicate in: its own and the lasting ones, permanent only for callers
     who may read it (else a duplicate would tell them what a sealed fact says)."""
@@ -368,9 +397,14 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     key = (item.metadata or {}).get("fact_key")
     found = engine.find_fact(item.user_id, str(key), (tier,)) if key else None
     target, how = (engine.record(found), "superseded") if found else (None, "")
-    if target is None and p.change:
-        tiers = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
-        target, how = find_change_target(engine, item.user_id, item.content, tiers), "changed"
+    lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
+    topic = p.topic or fact_key_of(item.content)
+    if target is None and topic is not None:
+        # one fact, whoever worded it and in which language ("用户住在北京" / "I moved to Shanghai"); a statement
+        # of a keyed fact never changes a memory of another fact, however many words or places they share
+        target, how = same_fact_target(engine, item.user_id, topic, lasting), "superseded"
+    elif target is None and p.change:
+        target, how = find_change_target(engine, item.user_id, item.content, lasting), "changed"
     if target is None:
         return p
     if target.memory_type is MemoryType.PERMANENT:

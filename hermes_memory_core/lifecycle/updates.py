@@ -6,6 +6,10 @@
   longer", "stopped", "quit", "switched to", "moved to", "不再", "戒了", "改用", "换成", "搬到", ... — and find the
   user's most similar active memory on the same subject: the best keyword match among memories that share a
   subject word with it or fall in the same topic (coffee, tea, programming language, editor, ...).
+- **One fact, one memory**: a statement of a keyed fact (where the user lives, their job, name, an allergy: the
+  topics of :mod:`~hermes_memory_core.text.fact_topics`) versions the user's memory of that same fact, however it
+  is worded and in whichever language ("用户住在北京" by "I moved from Beijing to Shanghai"), and never a memory of
+  another fact that shares its words or places ("The user's office is in Beijing" stays as it is).
 - **Authority**: a permanent fact written by a caller with authority — a tool result (``source="tool"``) stored
   by a caller with ``write_permanent`` — is superseded only by a claim with at least that authority. A lower claim
   is kept apart as a long-term "the user says" memory and never replaces the fact.

@@ -39,6 +39,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
+from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.as_of import search_as_of
@@ -103,7 +104,13 @@ _NO_FLOOR = -1e9
 
 
 def _on_topic(hit: MemoryHit, topics: frozenset[str]) -> bool:
+    """Whether ``hit`` is the user's fact on one of ``topics``: keyed so when stored, or, for a profile or fact
+    memory written without a key, by what it says ("The user lives in Hangzhou")."""
+    if not topics or hit.is_conversation or hit.dialogue:
+        return False
     key = hit.metadata.get("fact_key")
+    if not isinstance(key, str) and hit.memory_type is not MemoryType.SHORT_TERM:
+        key = fact_key_of(hit.content)
     return isinstance(key, str) and key.split("_", 1)[0] in topics
 
 

@@ -51,7 +51,10 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             (r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?"
              r"(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|"
              r"programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b"
-             r"|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}"
+             r"|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作|跳槽"
+             r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家)"
+             r"|(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,8}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|护士|会计|"
+             r"记者|厨师|司机|教师|麻醉师)|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}"
              r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"),
             (r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
              r"|工作|职业|上班|做什么的|公司"),

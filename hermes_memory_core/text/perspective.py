@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["embedding_text", "has_first_person", "is_request", "to_third_person"]
+__all__ = ["embedding_text", "has_first_person", "is_request", "to_first_person", "to_third_person"]
 
 # a whitespace-delimited chunk that is not prose: an e-mail address, a URL, a path, a file or domain name, a query
 # string ("me@example.com", "https://me.example.org/my", "/home/me/notes", "my.config", "a=b&c=d")
@@ -211,3 +211,30 @@ def embedding_text(content: str, role: str | None) -> str:
     ("我下周要去成都" → "用户下周要去成都"). The stored content keeps the user's words."""
     return to_third_person(content) if role == "user" else content
 
+
+
+#: "the user" and its verb, the way stored statements about the user are worded (the inverse of :func:`to_third_person`).
+_THE_USER_VERB = re.compile(r"\b(?:the user|the user has|the user is|the user was|the user does)\b(?:\s+(\w+))?",
+                            re.IGNORECASE)
+_FIRST = {"is": "am", "has": "have", "does": "do", "was": "was"}
+
+
+def _base_verb(word: str) -> str:
+    low = word.lower()
+    if low in _FIRST:
+        return _FIRST[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 2:
+        return low[:-1]
+    return low
+
+
+def to_first_person(text: str) -> str:
+    """A statement about "the user" / "用户" as the user would say it ("The user lives in Hangzhou" → "i live in
+    hangzhou", "用户住在北京" → "我住在北京"), lower-cased: the form the first-person patterns of the fact topics
+    read. Other text comes back lower-cased."""
+    out = text.lower().replace("the user's", "my").replace("用户的", "我的").replace("用户", "我")
+    return _THE_USER_VERB.sub(lambda m: "i" + (f" {_base_verb(m.group(1))}" if m.group(1) else ""), out)
