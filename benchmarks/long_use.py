@@ -74,6 +74,11 @@ class KeyingLLM:
         return self.complete(prompt)
 
 
+def _answer(lines: list[str]) -> str:
+    """The scripted assistant's answer: the first line of its memory block, as an assistant says it."""
+    return f"From what I remember: {lines[0]}" if lines else _DONT_KNOW
+
+
 def _block_lines(block: str) -> list[str]:
     return [m.group(1) for line in block.splitlines() if (m := _LINE.match(line.strip()))]
 
@@ -105,7 +110,7 @@ def _ask(mem: Any, surface: str, conv: Conversation, questions: list[Any], clock
 
     def reply(question: str) -> str:
         lines = _block_lines(turn_context(mem, question, user_id=conv.sample_id).block)
-        return lines[0] if lines else _DONT_KNOW
+        return _answer(lines)
 
     session = f"asking_{int(clock.now)}"
     if surface == "middleware":
@@ -121,12 +126,17 @@ def _ask(mem: Any, surface: str, conv: Conversation, questions: list[Any], clock
             clock.now += 30
             memory.get(q.question)
             memory.put(ChatMessage(role=MessageRole.USER, content=q.question))
-            memory.put(ChatMessage(role=MessageRole.ASSISTANT, content=reply(q.question)))
+            answer = reply(q.question)
+            clock.now += 2  # the model answers a couple of seconds later
+            memory.put(ChatMessage(role=MessageRole.ASSISTANT, content=answer))
         return
     chat = mem.session(conv.sample_id, session, llm=llm)
     for q in questions:
         clock.now += 30
-        chat.add_messages([("user", q.question), ("assistant", reply(q.question))])
+        answer = reply(q.question)
+        chat.add_messages([("user", q.question)])
+        clock.now += 2  # the model answers a couple of seconds later
+        chat.add_messages([("assistant", answer)])
     chat.close()
 
 
@@ -154,7 +164,7 @@ def _ask_middleware(mem: Any, conv: Conversation, questions: list[Any], clock: _
                       **kwargs: Any) -> ChatResult:
             system = next((m for m in messages if isinstance(m, SystemMessage)), None)
             lines = _block_lines(str(system.content)) if system is not None else []
-            return ChatResult(generations=[ChatGeneration(message=AIMessage(lines[0] if lines else _DONT_KNOW))])
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(_answer(lines)))])
 
     agent = create_agent(FirstLine(), tools=[], middleware=[HermesMemoryMiddleware(memory=mem, llm=llm)],
                          checkpointer=InMemorySaver())
@@ -170,7 +180,8 @@ def _asked_stored(mem: Any, conv: Conversation, asked: set[str]) -> int:
 
     who = Caller.admin("benchmark")
     count = 0
-    for rec in mem.list_memories(conv.sample_id, memory_types=["long_term", "permanent"], limit=10_000, caller=who):
+    for rec in mem.list_memories(user_id=conv.sample_id, memory_types=["long_term", "permanent"], limit=10_000,
+                                 caller=who):
         texts = [v.content for v in mem.history(rec.id, caller=who)] or [rec.content]
         count += sum(1 for t in texts if any(a.lower().rstrip("?？") in t.lower() for a in asked))
     return count

@@ -10,19 +10,20 @@ don't have that information") shares the question's words and says nothing. Both
   the trip?") keeps them;
 - :func:`says_unknown` — a short reply of the assistant that says it does not know or cannot find it.
 
-What the assistant answered to an earlier question may help: :func:`replies_for_questions` gives each earlier
-question's place (and its match) to the reply of its turn when that was found.
+What the assistant answered to an earlier question may help: the reply of its turn stays, found by its own words
+and by its question's (the keyword leg's conversational context); only the question leaves (:func:`asked`, before
+fusion, so it never sets the scale the other candidates are measured on).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from hermes_memory_core.text.questions import is_question
-from hermes_memory_core.types import MemoryHit
+from hermes_memory_core.text.tokenizer import tokenize
+from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["holds_no_answer", "only_asks", "replies_for_questions", "says_unknown", "without_unanswering"]
+__all__ = ["RESTATED_SHARE", "asked", "distinct", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -59,24 +60,39 @@ def without_unanswering(hits: list[MemoryHit], about_talk: bool = False) -> list
     return [h for h in hits if not holds_no_answer(h, about_talk)]
 
 
-def _best(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else max(a, b)
+def asked(record: MemoryRecord) -> bool:
+    """Whether ``record`` is a line the user said that only asked (every sentence a question): it holds no answer,
+    and, as questions look alike, it would be the best match of the next question and set the scale every other
+    candidate is measured on. Recall leaves such lines out before fusion (unless the question is about what was
+    said); the reply of their turn stays and is found by its own words and its question's."""
+    return record.is_conversation and record.role != "assistant" and is_question(record.content)
 
 
-def replies_for_questions(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """``hits`` where each line the user said that only asks (:func:`only_asks`) gives its place to the reply of its
-    turn when that was found (the reply keeps the better of the two matches: it answers what was asked), unless
-    that reply said it did not know. The questions themselves stay where they were (:func:`without_unanswering`
-    drops them); other hits keep their order."""
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+#: A reply restates a line when it holds at least this share of the line's words.
+RESTATED_SHARE = 0.8
+
+
+def _restates(reply: set[str], line: set[str]) -> bool:
+    return len(line) >= 3 and len(reply & line) >= RESTATED_SHARE * len(line)
+
+
+def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` without a line whose words (case and punctuation aside) an earlier hit already holds (a remark said
+    twice in two sessions: the first of each stays), and without a reply of the assistant that restates another
+    line recalled with it ("From what I remember: …"): it adds nothing to its source, and, being newer and found by
+    the words of the question it answered, would take the place of lines that answer the question asked now."""
+    seen: set[str] = set()
     out: list[MemoryHit] = []
     for hit in hits:
-        if only_asks(hit):
-            turn = hit.metadata.get("turn")
-            reply = next((r for r in hits if r.role == "assistant" and r.session_id == hit.session_id
-                          and r.metadata.get("turn") == turn and not says_unknown(r)), None)
-            if reply is not None:
-                hit = replace(reply, score=max(reply.score, hit.score), relevance=max(reply.relevance, hit.relevance),
-                              confidence=_best(reply.confidence, hit.confidence))
-        if all(h.id != hit.id for h in out):
+        key = _words(hit.content)
+        if key not in seen:
+            seen.add(key)
             out.append(hit)
-    return out
+    words = {h.id: set(tokenize(h.content)) for h in out}
+    return [h for h in out if not (h.role == "assistant" and h.is_conversation and any(
+        s.id != h.id and s.record.created_at < h.record.created_at and _restates(words[h.id], words[s.id])
+        for s in out))]

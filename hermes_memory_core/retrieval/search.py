@@ -46,7 +46,11 @@ from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
-from hermes_memory_core.retrieval.recall_policy import replies_for_questions, without_unanswering
+from hermes_memory_core.retrieval.recall_policy import (
+    asked,
+    distinct,
+    without_unanswering,
+)
 from hermes_memory_core.retrieval.translation import (
     TRANSLATED_CROSS_DENSE_WEIGHT,
     TranslatedQueries,
@@ -87,6 +91,7 @@ class _Request:
     as_of: int | None
     now_given: bool
     min_score: float | None
+    answers_only: bool = False
 
 
 def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
@@ -272,7 +277,7 @@ class Searcher:
             return []
         if r.as_of is not None:
             return self.run_as_of(r.text, r.flt, r.k, r.at if r.now_given else r.as_of, r.as_of, who, llm)
-        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score)
+        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score, r.answers_only)
 
     def run_as_of(
         self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
@@ -285,9 +290,14 @@ class Searcher:
         return hits
 
     def run(
-        self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None, min_score: float | None = None
+        self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None, min_score: float | None = None,
+        answers_only: bool = False,
     ) -> list[MemoryHit]:
-        """Search validated arguments: both legs, fusion, the floor, the hits' records, their access counts."""
+        """Search validated arguments: both legs, fusion, the floor, the hits' records, their access counts.
+
+        ``answers_only`` (recall): lines the user said that only asked leave the candidates before fusion
+        (:func:`~hermes_memory_core.retrieval.recall_policy.asked`): questions look alike, so an earlier one would
+        be the best match and set the scale every other candidate is measured on."""
         engine = self.engine
         weights = engine.config.ranking
         n = max(weights.min_candidates, k * weights.candidate_multiplier)
@@ -329,6 +339,15 @@ class Searcher:
         by_keyword = {mid for mid, _ in keyword}
         candidates = {*cosines, *found_by_cross, *by_keyword, *spoken}
         fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
+        if answers_only:
+            lines = [mid for mid in candidates if mid in fields and fields[mid].dialogue]
+            said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
+            for mid, rec in said.items():
+                if asked(rec):
+                    candidates.discard(mid)
+                    cosines.pop(mid, None)
+                    found_by_cross.discard(mid)
+            keyword = [(mid, score) for mid, score in keyword if mid in candidates]
         for mid, cosine in spoken.items():
             if mid in fields and fields[mid].dialogue:
                 cosines[mid] = max(cosine, cosines.get(mid, cosine))
@@ -491,18 +510,26 @@ class Searcher:
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
         # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
-        request = self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range, now,
-                                None if floor is None else _NO_FLOOR, None, who)
+        request = replace(self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range,
+                                        now, None if floor is None else _NO_FLOOR, None, who),
+                          answers_only=not asks_about_talk(query))
         found = self._execute(request, who, llm)
         # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
-        # memory that may be shown (asked once more, for as many again, when it filled the list)
-        hits = prompt_safe_hits(found)
-        if len(hits) < len(found) == request.k < v.MAX_TOP_K:
-            more = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
-            hits = prompt_safe_hits(self._execute(more, who, llm))
-        # what the user asked before holds no answer (its reply may), nor does a reply that did not know: neither
-        # takes an answer's place, nor passes the floor for it
-        hits = without_unanswering(replies_for_questions(hits), asks_about_talk(query))
+        # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
+        # that did not know and a line said again: none takes an answer's place, nor passes the floor for it (asked
+        # once more, for as many again, while they filled the list)
+        about_talk = asks_about_talk(query)
+
+        def usable(found: list[MemoryHit]) -> list[MemoryHit]:
+            return distinct(without_unanswering(prompt_safe_hits(found), about_talk))
+
+        hits = usable(found)
+        for _ in range(2):
+            if not len(hits) < len(found) == request.k < v.MAX_TOP_K:
+                break
+            request = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
+            found = self._execute(request, who, llm)
+            hits = usable(found)
         topics = question_topics(query)
         about_user = about_user_alone(query)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)

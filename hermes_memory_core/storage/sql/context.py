@@ -5,7 +5,9 @@ neighbours in the conversation (the active dialogue memories of the same session
 and just after it): an answer ("Yes, every Sunday!") is found by the words of the question it answers. The keyword
 leg weighs that field by ``keyword_context_weight``. Only rows marked ``dialogue`` give or take context (the writer
 decides; memories written as independent facts never do), memories written in the same second lend each other
-nothing, and a deleted memory's words leave its neighbours' entries at once.
+nothing, and a deleted memory's words leave its neighbours' entries at once. A line that only asks lends its words
+forward, to the answer after it, never back to the line before it: the reply to one question is not found by the
+next question's words (a user who asks a run of questions would otherwise find each answer under its neighbour).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from hermes_memory_core.storage.metadata import NewMemory, RowCodec
 from hermes_memory_core.storage.sql.parts import KeywordDoc, KeywordPostings
+from hermes_memory_core.text.questions import is_question
 from hermes_memory_core.text.tokenizer import tokenize
 
 __all__ = ["CONTEXT_PER_MOMENT", "ContextIndex", "PlainCodec"]
@@ -197,6 +200,7 @@ class ContextIndex:
         times: list[int] = []
         own_toks: dict[str, Sequence[str]] = dict(own or {})
         lent: dict[str, list[str]] = {}
+        asks: set[str] = set()
         terms: dict[str, list[str]] = {}
         for mid, stored, created, tier, xlang in rows:
             if not times or times[-1] != created:
@@ -208,6 +212,8 @@ class ContextIndex:
                 own_toks[mid] = self._ix.index_tokens(tier, text)
             terms[mid] = self._xlang_tokens(mid, tier, xlang)
             lent[mid] = self._ix.context_tokens(text)
+            if is_question(text):
+                asks.add(mid)
         fresh_ids = set(new)
         redo_from = below[0] if below else lo
         redo_to = above[0] if above else hi
@@ -219,7 +225,8 @@ class ContextIndex:
             for near in (k - 1, k + 1):
                 if 0 <= near < len(moments):
                     for mid in moments[near][:CONTEXT_PER_MOMENT]:
-                        context.extend(lent[mid])
+                        if near < k or mid not in asks:  # a question lends its words forward only
+                            context.extend(lent[mid])
             for mid in moment:
                 if mid in fresh_ids:
                     fresh.append((mid, user_id, own_toks[mid], [*context, *terms[mid]]))
