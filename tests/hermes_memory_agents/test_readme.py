@@ -72,11 +72,37 @@ def test_the_hermes_config_yaml_is_what_the_provider_reads(
 
 
 def test_the_hermes_install_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (bash,) = blocks(section("Hermes Agent"), "bash")
-    found = commands(bash, "-m hermes_memory_agents ")
+    install, checkout = blocks(section("Hermes Agent"), "bash")
+    found = commands(install, "-m hermes_memory_agents ")
     assert found == [["hermes-agent", "install"]]
     assert main([*found[0], "--hermes-home", str(tmp_path)]) == 0
     assert (tmp_path / "plugins" / "hermes_memory" / "__init__.py").exists()
+    (status,) = commands(checkout, "-m hermes_memory_agents ")  # the checkout: installed, found by the entry point
+    assert status == ["hermes-agent", "status"] and main([*status, "--hermes-home", str(tmp_path / "other")]) == 0
+    assert commands(checkout, "venv/bin/python -m pip ") == [["install", "/path/to/hermes-memory"]]
+
+
+def test_the_hermes_page_says_which_versions_and_hooks() -> None:
+    import tomllib
+
+    page = section("Hermes Agent")
+    versions = page[page.index("## Which Hermes versions"):page.index("## Install and activate")]
+    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+    (group,) = [g for g in entry_points if g.startswith("hermes_agent.")]
+    assert f"`{group}`" in versions and "`hermes_memory`" in versions and entry_points[group]["hermes_memory"]
+    for hook in ("recall_status", "unavailable_reason", "initialize_for_inspection"):
+        assert f"`{hook}`" in versions and callable(getattr(HermesAgentProvider, hook))
+    assert "| 0.19.0 " in versions and "0.21.x" in versions
+    rows = [line.split("|")[1] for line in page.splitlines() if line.startswith("| `") and "hermes_memory_" not in line]
+    hooks = [name.strip(" `") for row in rows for name in row.split(",")]
+    assert len(hooks) >= 20 and "recall_status" in hooks and "on_pre_compress" in hooks
+    for hook in hooks:
+        assert callable(getattr(HermesAgentProvider, hook, None)), hook
+    assert f"`pre_compress_checkpoint_api_version = {HermesAgentProvider.pre_compress_checkpoint_api_version}`" in page
+    fields = {f["key"]: f for f in HermesAgentProvider().get_config_schema()}
+    k = fields["prefetch_top_k"]
+    assert f"`prefetch_top_k`: `{k['type']}`, {k['minimum']}–{k['maximum']}, step {k['step']}" in page
+    assert f"`mirror_builtin_writes`: `{fields['mirror_builtin_writes']['type']}`" in page
 
 
 def test_the_tool_table_lists_every_argument() -> None:
