@@ -142,8 +142,8 @@ class HermesAgentProvider:
         core_factory: Opens the store from its configuration (default ``MemoryProvider(config)``).
     """
 
-    #: Hermes' fail-closed pre-compression checkpoint (see ``on_pre_compress``); a provider bound to a context that
-    #: does not write says 1 (best effort) instead, so Hermes does not count on it.
+    #: Hermes' fail-closed pre-compression checkpoint (see ``on_pre_compress``); a provider that does not write (a
+    #: context other than primary, or disabled) says 1 (best effort) instead, so Hermes does not count on it.
     pre_compress_checkpoint_api_version = CHECKPOINT_API_VERSION
 
     def __init__(
@@ -264,6 +264,7 @@ class HermesAgentProvider:
     def _disable(self, reason: str, callback: Any = None) -> None:
         line = " ".join(f"hermes_memory is disabled for this session: {reason}".split())
         self.disabled_reason = line
+        self.pre_compress_checkpoint_api_version = 1  # it stores nothing: Hermes must not count on a checkpoint
         if callable(callback):
             try:
                 callback(line)

@@ -220,6 +220,7 @@ def test_the_checkpoint_fails_closed(make: Callable[..., HermesAgentProvider], h
         locked = HermesAgentProvider(ProviderSettings(data_dir=str(home / "locked")), core_factory=core_factory)
         locked.initialize("s1", hermes_home=str(home))
         assert locked.disabled_reason and locked.on_pre_compress([]) == ""
+        assert locked.pre_compress_checkpoint_api_version == 1
         with pytest.raises(PreCompressCheckpointError, match="StoreLockedError"):
             locked.on_pre_compress(turn("I like tea", "ok"), require_checkpoint=True)
     finally:
