@@ -1,6 +1,7 @@
 """Hermes Memory as Hermes Agent's external memory provider (``memory.provider: hermes_memory``).
 
-:class:`HermesAgentProvider` implements every method of hermes-agent 0.19's ``agent.memory_provider.MemoryProvider``
+:class:`HermesAgentProvider` implements every method of hermes-agent 0.19's ``agent.memory_provider.MemoryProvider``,
+and the optional hooks Hermes added after it (0.21.x, from its repository: :mod:`hermes_memory_agents.hermes_hooks`),
 without importing Hermes Agent: this package does not depend on it (its exact pins clash with ours). Hermes loads
 :mod:`hermes_memory_agents.hermes_plugin`, which subclasses Hermes' base class with this one; the folder
 ``hermes-memory hermes-agent install`` writes into ``$HERMES_HOME/plugins/hermes_memory/`` hands that over.
@@ -8,22 +9,32 @@ without importing Hermes Agent: this package does not depend on it (its exact pi
 What each hook does (Hermes' ``MemoryManager`` calls them and catches what they raise):
 
 =====================  ==============================================================================================
+``is_available``        False only when the settings cannot be read (``unavailable_reason`` says what to fix); opens
+                        nothing.
 ``initialize``          Opens the store under ``<hermes_home>/hermes_memory`` (or the configured ``data_dir``),
                         shared by every provider of the process for that directory. The user is ``<platform>:<id>``
                         when Hermes passes a platform user id (gateway), else the profile name. Only
                         ``agent_context == "primary"`` writes. A locked store (another process holds it) or a bad
                         configuration disables the provider with one warning line; Hermes keeps running.
+``initialize_for_inspection``  For ``hermes memory status`` and the like: reads the settings and binds the user and
+                        context, so ``system_prompt_block`` and ``get_tool_schemas`` answer, without opening the store
+                        (nothing is created or written; tools answer with an error).
 ``system_prompt_block`` One paragraph: whose memory this is and how to use the tools.
 ``prefetch``            The gated recall of the user's message as the core's memory lines (``- [date · the user
                         said] …``, ``- [fact · date] …``: quoted, guarded): nothing for greetings and fillers; what
                         was said in earlier sessions and the profile, plus permanent facts for identity,
                         configuration and compliance questions.
+``recall_status``       How many memories the last ``prefetch`` injected (None when none): Hermes' "recalled N
+                        memories" line.
 ``queue_prefetch``      Nothing: recall runs on the next message itself in ``prefetch`` (milliseconds), so there is
                         nothing worth precomputing from this one.
 ``sync_turn``           Appends the turn to the session's buffer (one SQLite transaction). Summaries of overflowing
                         turns and promotion of what the user said run in the core's background worker.
 ``on_turn_start``       Notes the user's message (a permanent write must quote it).
-``on_pre_compress``     Returns the session's running summary, so Hermes' compressor keeps it.
+``on_pre_compress``     Checkpoint (contract version 2, fail-closed): the evidence messages not stored yet are
+                        written to the session's buffer (one SQLite transaction) before it returns; it raises when they
+                        cannot be (or when this context does not write and Hermes requires the checkpoint). Returns the
+                        session's running summary, so Hermes' compressor keeps it.
 ``on_session_end``      The core's session end: the turns still buffered become conversation memories and what
                         the user said in them is classified and stored (the injection guard decides what may become
                         a permanent fact; a repeated statement is one memory), then the buffer is emptied and
@@ -37,7 +48,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
 ``get_tool_schemas``    The three tools of :mod:`hermes_memory_agents.tools` (none when disabled; only the search
                         tool in a context that does not write).
 ``handle_tool_call``    Runs them; results and errors are JSON strings.
-``get_config_schema``   The fields ``hermes memory setup`` asks for; ``save_config`` writes them to ``config.yaml``
+``get_config_schema``   The fields ``hermes memory setup`` asks for, typed (``type``, ``minimum``, ``maximum``,
+                        ``step``); ``save_config`` writes them to ``config.yaml``
                         under ``memory.hermes_memory``.
 ``backup_paths``        The data directory (and key file) when they live outside ``HERMES_HOME``.
 ``shutdown``            Flushes and lets go of the shared store (the last holder closes it).
@@ -60,6 +72,13 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_agents import cores
+from hermes_memory_agents.hermes_hooks import (
+    CHECKPOINT_API_VERSION,
+    CheckpointLedger,
+    PreCompressCheckpointError,
+    config_schema,
+    recall_status,
+)
 from hermes_memory_agents.hermes_settings import (
     DATA_DIR_NAME,
     PROVIDER_NAME,
@@ -124,6 +143,10 @@ class HermesAgentProvider:
         core_factory: Opens the store from its configuration (default ``MemoryProvider(config)``).
     """
 
+    #: Hermes' fail-closed pre-compression checkpoint (see ``on_pre_compress``); a provider that does not write (a
+    #: context other than primary, or disabled) says 1 (best effort) instead, so Hermes does not count on it.
+    pre_compress_checkpoint_api_version = CHECKPOINT_API_VERSION
+
     def __init__(
         self,
         settings: ProviderSettings | Mapping[str, Any] | None = None,
@@ -146,6 +169,10 @@ class HermesAgentProvider:
         self._turn_message = ""
         self._delegations: list[str] = []
         self._quoted: dict[str, list[str]] = {}  # user message (normalised) -> the clauses a tool write stored
+        self._recalled: int | None = None  # memories the last prefetch injected
+        self._ledger = CheckpointLedger()
+        self._inspecting = False
+        self._unavailable = ""
 
     # ------------------------------------------------------------------ identity
     @property
@@ -154,9 +181,24 @@ class HermesAgentProvider:
         return PROVIDER_NAME
 
     def is_available(self) -> bool:
-        """True: the store is local (or reached through its own configuration) and needs no credentials; whether
-        it opens is known in ``initialize``, which disables the provider with a warning if it does not."""
+        """Whether the settings can be read (``config.yaml``'s ``memory.hermes_memory`` and the ``config_file`` it
+        names): the store is local and needs no credentials. Opens nothing; whether the store opens is known in
+        ``initialize``, which disables the provider with a warning if it does not."""
+        home = self.hermes_home or default_hermes_home()
+        try:
+            (self._given or read_settings(home)).memory_config(home)
+        except HermesMemoryError as exc:
+            self._unavailable = (f"hermes_memory cannot read its settings: {exc}; fix memory.{PROVIDER_NAME} in "
+                                 f"{home / 'config.yaml'} (or the config_file it names)")
+            return False
+        self._unavailable = ""
         return True
+
+    def unavailable_reason(self) -> str:
+        """Why this provider is not usable, in one line that says what to fix ("" when it is)."""
+        if self.disabled_reason:
+            return self.disabled_reason
+        return "" if self.is_available() else self._unavailable
 
     @property
     def memory(self) -> MemoryProvider | None:
@@ -174,17 +216,10 @@ class HermesAgentProvider:
         ``agent_context``, ``agent_identity``, ``user_id``, ``warning_callback``, ...); unknown ones are ignored.
         Never raises for an unusable store: the provider is disabled with one warning line instead."""
         with self._lock:
-            self.shutdown()
-            home = kwargs.get("hermes_home")
-            self.hermes_home = Path(home).expanduser() if home else default_hermes_home()
-            self.session_id = str(session_id or "default")
-            self.user_id = user_for(kwargs)
-            self.agent_context = str(kwargs.get("agent_context") or "primary")
-            self.disabled_reason = None
-            self._ended.clear()
+            home = self._bind(session_id, kwargs)
             try:
-                self._settings = self._given or read_settings(self.hermes_home)
-                config = self._settings.memory_config(self.hermes_home)
+                self._settings = self._given or read_settings(home)
+                config = self._settings.memory_config(home)
                 self._memory = cores.acquire(config, self._factory)
             except Exception as exc:  # noqa: BLE001 - any store that does not open: Hermes runs on without it
                 self._disable(f"{type(exc).__name__}: {exc}", kwargs.get("warning_callback"))
@@ -196,10 +231,41 @@ class HermesAgentProvider:
                 user_id=self.user_id, caller=caller, session_id=self.session_id, read_only=read_only,
                 user_words=self._quotes_user,
             ))
+            if not self.writes:  # a checkpoint here stores nothing: Hermes must not count on one
+                self.pre_compress_checkpoint_api_version = 1
+
+    def initialize_for_inspection(self, session_id: str, **kwargs: Any) -> None:
+        """Bind the user and context and read the settings, without opening the store (nothing is created or
+        written): ``system_prompt_block`` and ``get_tool_schemas`` answer as after ``initialize``; prefetch and
+        writes do nothing, tools answer with an error. Unreadable settings disable it as ``initialize`` would."""
+        with self._lock:
+            home = self._bind(session_id, kwargs)
+            self._inspecting = True
+            try:
+                self._settings = self._given or read_settings(home)
+                self._settings.memory_config(home)
+            except Exception as exc:  # noqa: BLE001 - reported as initialize reports it
+                self._disable(f"{type(exc).__name__}: {exc}", kwargs.get("warning_callback"))
+
+    def _bind(self, session_id: str, kwargs: Mapping[str, Any]) -> Path:
+        """Let go of any store, and bind to Hermes' home (returned), the session, the user and the agent context."""
+        self.shutdown()
+        given = kwargs.get("hermes_home")
+        home = self.hermes_home = Path(given).expanduser() if given else default_hermes_home()
+        self.session_id = str(session_id or "default")
+        self.user_id = user_for(kwargs)
+        self.agent_context = str(kwargs.get("agent_context") or "primary")
+        self.disabled_reason = None
+        self._inspecting = False
+        self._recalled = None
+        self._ended.clear()
+        self.__dict__.pop("pre_compress_checkpoint_api_version", None)  # back to the class's promise
+        return home
 
     def _disable(self, reason: str, callback: Any = None) -> None:
         line = " ".join(f"hermes_memory is disabled for this session: {reason}".split())
         self.disabled_reason = line
+        self.pre_compress_checkpoint_api_version = 1  # it stores nothing: Hermes must not count on a checkpoint
         if callable(callback):
             try:
                 callback(line)
@@ -223,7 +289,7 @@ class HermesAgentProvider:
     # ------------------------------------------------------------------ prompt and recall
     def system_prompt_block(self) -> str:
         """How the model should use this memory (empty when disabled)."""
-        if self._memory is None:
+        if self.disabled_reason or (self._memory is None and not self._inspecting):
             return ""
         lines = [
             "# Hermes Memory",
@@ -237,21 +303,29 @@ class HermesAgentProvider:
                 "hermes_memory_forget to delete a wrong memory by its id."
             ),
         ]
-        if not self.writes:
+        if self.agent_context != "primary":
             lines.append(f"This is a {self.agent_context} context: memory is read-only.")
         return "\n".join(lines)
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         """The gated recall of ``query`` as plain lines, best first (empty for greetings, fillers, no match, or
         when disabled)."""
+        self._recalled = None
         memory = self._memory
         if memory is None or not query or not query.strip():
             return ""
         self._turn_message = query
-        text = query[: memory.config.max_content_chars]  # a pasted document is recalled on its beginning
-        context = turn_context(memory, text, user_id=self.user_id, session_id=session_id or self.session_id,
+        context = turn_context(memory, query, user_id=self.user_id, session_id=session_id or self.session_id,
                                top_k=self._settings.prefetch_top_k, caller=self._caller(), include_summary=False)
-        return memory_lines(context.hits)
+        lines = memory_lines(context.hits)
+        self._recalled = len(context.hits) if lines else None
+        return lines
+
+    def recall_status(self) -> Any:
+        """What the last ``prefetch`` injected, for Hermes' "recalled N memories" line: a ``RecallStatus`` (Hermes'
+        own class where it has one), or None when it injected nothing."""
+        count = self._recalled
+        return recall_status(count) if count else None
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
@@ -284,6 +358,7 @@ class HermesAgentProvider:
             self._delegations.clear()
             if isinstance(assistant_content, str) and assistant_content.strip():
                 batch.append(("assistant", assistant_content))
+            batch = self._ledger.synced(memory.session(self.user_id, sid), batch)  # a checkpoint's: not twice
             if not batch:
                 return
             memory.session(self.user_id, sid).add_messages(batch)
@@ -317,6 +392,7 @@ class HermesAgentProvider:
             if self.writes:
                 if rewound and new_session_id == old:
                     self._memory.session(self.user_id, old).clear(undo=True)  # type: ignore[union-attr]
+                    self._ledger.forget(old)
                 elif new_session_id != old and old not in self._ended:
                     self._end(old)
             self.session_id = new_session_id
@@ -340,11 +416,26 @@ class HermesAgentProvider:
         self._quoted.clear()
         memory.flush()
 
-    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        """The session's running summary, for Hermes' compression prompt ("" when there is none yet)."""
+    def on_pre_compress(self, messages: list[dict[str, Any]], *, require_checkpoint: bool = False) -> str:
+        """Checkpoint the evidence, then return the session's running summary for Hermes' compression prompt ("" when
+        there is none yet).
+
+        The user and assistant messages of ``messages`` (the evidence Hermes is about to compress away) that this
+        store does not hold yet — a turn still queued on Hermes' worker — are appended to the session's buffer in one
+        transaction before this returns; their turn's later ``sync_turn`` does not store them again.
+
+        Raises:
+            PreCompressCheckpointError: They could not be stored, or ``require_checkpoint`` is set and this provider
+                does not write (disabled, or not a primary context).
+        """
         memory = self._memory
-        if memory is None:
+        if memory is None or not self.writes:
+            if require_checkpoint:
+                raise PreCompressCheckpointError(self.disabled_reason or f"hermes_memory stores nothing in a "
+                                                 f"{self.agent_context!r} context: no checkpoint was written")
             return ""
+        with self._lock:
+            self._ledger.checkpoint(memory.session(self.user_id, self.session_id), messages)
         memory.flush()
         summary = prompt_safe_summary(memory.session(self.user_id, self.session_id).view().summary)
         return f"Running summary of earlier turns (Hermes Memory): {summary}" if summary else ""
@@ -417,7 +508,7 @@ class HermesAgentProvider:
         if self.disabled_reason:
             return []
         schemas = MemoryTools.schemas()
-        if self._memory is not None and not self.writes:
+        if (self._memory is not None or self._inspecting) and self.agent_context != "primary":
             return [s for s in schemas if s["name"] == SEARCH]
         return schemas
 
@@ -425,21 +516,16 @@ class HermesAgentProvider:
         """Run a memory tool; the result or ``{"error": ...}`` as a JSON string."""
         tools = self._tools
         if tools is None:
-            reason = self.disabled_reason or "hermes_memory is not initialised"
+            reason = self.disabled_reason or ("hermes_memory was opened for inspection only" if self._inspecting
+                                              else "hermes_memory is not initialised")
             return json.dumps({"error": reason}, ensure_ascii=False)
         return tools.call(tool_name, args)
 
     # ------------------------------------------------------------------ setup and backup
     def get_config_schema(self) -> list[dict[str, Any]]:
-        """The fields ``hermes memory setup`` asks for (no secrets: the store is local)."""
-        return [
-            {"key": "data_dir", "description": "Directory of the memory store", "default": f"$HERMES_HOME/{DATA_DIR_NAME}"},
-            {"key": "config_file", "description": "Optional TOML file with a [hermes_memory] table (embedding "
-             "model, server mode, ranking)", "default": ""},
-            {"key": "prefetch_top_k", "description": "Memories recalled before each turn (1-20)", "default": "5"},
-            {"key": "mirror_builtin_writes", "description": "Mirror Hermes' built-in memory tool into long-term "
-             "memory", "default": "true", "choices": ["true", "false"]},
-        ]
+        """The fields ``hermes memory setup`` asks for, typed for Hermes' Desktop and dashboard (no secrets: the store
+        is local)."""
+        return config_schema(f"$HERMES_HOME/{DATA_DIR_NAME}")
 
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
         """Write the settings to ``<hermes_home>/config.yaml`` under ``memory.hermes_memory`` (other keys kept).

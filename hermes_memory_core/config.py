@@ -88,9 +88,10 @@ class RankingConfig(_Strict):
     normalised over the candidates, plus ``context_boost`` times the best conversational neighbour's) and
     ``recency = 0.5 ** (age_days / recency_half_life_days)``.
 
-    The seed's own weights are ``relevance_weight=0.6, recency_weight=0.4, freshness_base=0.9``; on long
-    histories they let age outrank relevance (LoCoMo 0-4 Recall@10 0.27 instead of 0.72), so the defaults
-    here are relevance-first. Set the seed's values to get its behaviour.
+    Recency-heavy weights (``relevance_weight=0.6, recency_weight=0.4, freshness_base=0.9``: a memory a day
+    older loses a tenth) rank recent memories first, but on long histories they let age outrank relevance
+    (LoCoMo conversations 0-4, Recall@10 0.27 instead of 0.72; docs/design.md#how-search-finds-and-ranks), so the
+    defaults here are relevance-first. Set those three values for a recency-first memory.
     """
 
     relevance_weight: float = Field(0.9, ge=0, le=1, description="Weight of fused relevance in the final score.")

@@ -86,7 +86,9 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     - **After the agent runs**, its final answer joins the session.
 
     The user is ``runtime.context.user_id`` (or ``config["configurable"]["user_id"]``); the session is the
-    LangGraph ``thread_id`` (with no checkpointer there is no thread: recall still runs, the session does not).
+    LangGraph ``thread_id`` — the checkpointer's thread, or ``config["configurable"]["thread_id"]`` when there is
+    no checkpointer (the README's block passes one and its turns are stored); with neither, recall still runs and
+    no turn is stored.
     Writes are idempotent per message id, so a resumed or retried run does not store a turn twice.
 
     Setup:

@@ -153,7 +153,7 @@ def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
     assert first is not None and text.index("```bash") < text.index("\n## ")
     lines = [line for line in first.group(1).splitlines() if line and not line.startswith("#")]
     assert lines[0].endswith("hermes-memory demo") and "pip install" in lines[0]
-    assert lines[1] == "HF_HUB_OFFLINE=1 .venv/bin/python -m pytest"
+    assert lines[1] == "HF_HUB_OFFLINE=1 .venv/bin/python -m pytest -n 2"  # two workers (pytest-xdist, in [dev])
     assert re.search(r"about \d+ minutes", text) and '-m "not slow and' in text.replace("\n", " ")
 
 

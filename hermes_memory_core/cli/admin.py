@@ -16,6 +16,8 @@ from hermes_memory_core.cli.common import (
     open_store,
     operator_caller,
     read_content,
+    say,
+    user_hint,
 )
 
 __all__ = ["cmd_add", "cmd_delete", "cmd_export", "cmd_forget", "cmd_history", "cmd_list", "cmd_purge_user",
@@ -41,6 +43,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     with open_existing(args) as mem:
         hits = mem.search(args.query, user_id=args.user, top_k=args.top_k, memory_types=args.type or None,
                           as_of=args.as_of)
+        hint = None if hits else user_hint(mem, args.user)
+    if hint:
+        say(hint)
     rows = [hit_dict(h) for h in hits]
     emit(
         args,
@@ -162,6 +167,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     with open_existing(args) as mem:
         records = mem.list_memories(user_id=args.user, memory_types=args.type or None, session_id=args.session,
                                     tags=args.tag or None, limit=args.limit + 1, offset=args.offset)
+        hint = None if records or args.offset else user_hint(mem, args.user)
+    if hint:
+        say(hint)
     more = len(records) > args.limit
     records = records[: args.limit]
     rows = [r.to_dict(("id", "memory_type", "content", "created_at", "version", "session_id", "tags", "metadata"))

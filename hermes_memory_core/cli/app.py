@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add_command(sub, common, "doctor", cmd_doctor, "check a store and say what to do",
                     "Check the configuration, the store folder, who may read it and its key, that "
-                    "the store opens with its key, SQLite's integrity, sizes and the background work's warnings; "
+                    "the store opens with its key, whether it can be written, SQLite's integrity, sizes and the background work's warnings; "
                     "each problem comes with what to do. Read-only. Exit status 1 if a check failed.")
 
     p = add_command(sub, common, "config", cmd_config, "the configuration a command would use",

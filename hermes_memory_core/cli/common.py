@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from hermes_memory_core.types import MemoryHit
 
 __all__ = ["OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_existing", "open_store", "operator_caller",
-           "read_content", "usable_folder"]
+           "read_content", "say", "usable_folder", "user_hint"]
 
 
 def config_from(args: argparse.Namespace, data_dir: str | None = None) -> Any:
@@ -109,3 +109,24 @@ def read_content(args: argparse.Namespace, name: str = "content") -> str:
         raise InvalidInputError(f"the {name} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise InvalidInputError(f"cannot read --file {path}: {exc.strerror or exc}") from None
+
+
+def user_hint(mem: Any, user_id: str, *, new: bool = False) -> str | None:
+    """A line for a user id the store holds no memory of (None when it holds some): which known ids differ from it
+    only by case or spaces (user ids are exact: ``LIN`` and ``lin`` are two users). ``new``: the command is about to
+    write the first memory of ``user_id``, which is said only when such a near id exists."""
+    known: dict[str, int] = mem.stats().as_dict()["by_user"]
+    if user_id in known:
+        return None
+    near = sorted(u for u in known if " ".join(u.split()).casefold() == " ".join(user_id.split()).casefold())
+    if not near:
+        return None if new else (f"no memories of user {user_id!r} in this store ({len(known)} users have some: "
+                                 "`hermes-memory stats` lists them)")
+    names = " or ".join(f"{u!r} ({known[u]} memor{'y' if known[u] == 1 else 'ies'})" for u in near)
+    start = f"{user_id!r} is a new user" if new else f"no memories of user {user_id!r} in this store"
+    return f"{start}; did you mean {names}? User ids are exact: case and spaces count"
+
+
+def say(line: str) -> None:
+    """One note for the operator on standard error (standard output stays the command's result, e.g. its JSON)."""
+    print(f"hermes-memory: {line}", file=sys.stderr, flush=True)

@@ -2,7 +2,8 @@
 
 Checks, in order, and stops at the first that leaves nothing further to check: the configuration loads; the folder
 holds a store (nothing is created); who may read the folder and the key file; the store opens (not held by another
-process, the key opens the permanent tier); SQLite's integrity check; sizes; the background work's warnings
+process, the key opens the permanent tier); whether it can be written (a store whose folder cannot be written opens
+read-only by itself: a warning); SQLite's integrity check; sizes; the background work's warnings
 (sessions whose model answers were unusable, users past ``warn_user_memories``, interrupted erasures). Each finding
 says what to do. Read-only: it repairs nothing (``reconcile`` does).
 """
@@ -79,6 +80,7 @@ def diagnose(args: argparse.Namespace) -> list[Finding]:
         return found
     with mem:
         found.append(Finding("open", "ok", f"{mem.location} opens; the key opens the permanent tier"))
+        found.append(_writable_finding(mem.engine, folder, asked=bool(cfg.read_only)))
         integrity = mem.engine.integrity_check()
         found.append(Finding("integrity", "ok" if integrity == "ok" else "fail", f"integrity check: {integrity}",
                              "" if integrity == "ok" else "restore the latest export bundle (hermes-memory restore)"))
@@ -94,6 +96,20 @@ def diagnose(args: argparse.Namespace) -> list[Finding]:
         if not pending and not stats["warnings"]:
             found.append(Finding("background", "ok", "no warnings from the background work"))
     return found
+
+
+def _writable_finding(engine: Any, folder: Path, *, asked: bool) -> Finding:
+    """Whether writes work: a store opened read-only because its folder cannot be written is a warning (every
+    write fails with ``ReadOnlyStoreError``); one opened read-only on request is as asked."""
+    if not engine.read_only:
+        return Finding("writable", "ok", "the store can be written")
+    if asked:
+        return Finding("writable", "ok", "read-only, as asked (read_only / --read-only): searches, recall and "
+                       "exports work; writes are refused")
+    return Finding("writable", "warn", f"the store is read-only: {engine.read_only_reason} ({folder}); searches, "
+                   "recall and exports work, every write fails with ReadOnlyStoreError",
+                   f"give this account write access to {folder} (or mount it read-write); or copy the store "
+                   "elsewhere with `hermes-memory export` and `restore`")
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -1,8 +1,9 @@
 """Incremental summaries of evicted turns (docs/design.md#short-term-buffer-and-summaries): an LLM summarizer and an extractive fallback.
 
-Both keep what the seed asks for — the task goal, facts the user confirmed, open items — and respect a
-character limit (the seed's 200 characters per appended chunk; tighter points when the running summary is
-compressed again past 500 characters). Neither lets an instruction to the assistant into a summary, which goes
+Both keep what a later turn needs to go on — the task goal, facts the user confirmed, open items — and respect a
+character limit: at most 200 characters per appended chunk, so four evicted turns cost a prompt about as much as one
+more turn, and tighter points when the running summary is compressed again past 500 characters, so the summary
+never outgrows the 12 turns it stands beside (docs/design.md#short-term-buffer-and-summaries). Neither lets an instruction to the assistant into a summary, which goes
 into every later prompt as system content: the extractive one never picks a sentence the injection guard flags,
 and a model's summary passes :func:`~hermes_memory_core.trust.injection.sanitize_summary` before and after it is
 cut to length.

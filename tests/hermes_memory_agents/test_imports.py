@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import hermes_memory_agents
-from hermes_memory_agents import cli, cores, hermes_agent, hermes_install, mcp_server, tools
+from hermes_memory_agents import cli, cores, hermes_agent, hermes_hooks, hermes_install, mcp_server, tools
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,10 @@ def test_all_is_pinned() -> None:
     assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp",
                                 "common_parent", "main", "provider_active", "register"}
     assert set(cores.__all__) == {"acquire", "open_count", "release"}
-    for module in (hermes_memory_agents, tools, hermes_agent, hermes_install, mcp_server, cli, cores):
+    assert set(hermes_hooks.__all__) == {"CHECKPOINT_API_VERSION", "LABEL", "CheckpointLedger",
+                                         "PreCompressCheckpointError", "RecallStatus", "config_schema", "conversation",
+                                         "recall_status"}
+    for module in (hermes_memory_agents, tools, hermes_agent, hermes_hooks, hermes_install, mcp_server, cli, cores):
         for name in module.__all__:
             assert hasattr(module, name), (module.__name__, name)
 

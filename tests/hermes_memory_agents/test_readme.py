@@ -8,9 +8,11 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -70,11 +72,37 @@ def test_the_hermes_config_yaml_is_what_the_provider_reads(
 
 
 def test_the_hermes_install_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (bash,) = blocks(section("Hermes Agent"), "bash")
-    found = commands(bash, "-m hermes_memory_agents ")
+    install, checkout = blocks(section("Hermes Agent"), "bash")
+    found = commands(install, "-m hermes_memory_agents ")
     assert found == [["hermes-agent", "install"]]
     assert main([*found[0], "--hermes-home", str(tmp_path)]) == 0
     assert (tmp_path / "plugins" / "hermes_memory" / "__init__.py").exists()
+    (status,) = commands(checkout, "-m hermes_memory_agents ")  # the checkout: installed, found by the entry point
+    assert status == ["hermes-agent", "status"] and main([*status, "--hermes-home", str(tmp_path / "other")]) == 0
+    assert commands(checkout, "venv/bin/python -m pip ") == [["install", "/path/to/hermes-memory"]]
+
+
+def test_the_hermes_page_says_which_versions_and_hooks() -> None:
+    import tomllib
+
+    page = section("Hermes Agent")
+    versions = page[page.index("## Which Hermes versions"):page.index("## Install and activate")]
+    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+    (group,) = [g for g in entry_points if g.startswith("hermes_agent.")]
+    assert f"`{group}`" in versions and "`hermes_memory`" in versions and entry_points[group]["hermes_memory"]
+    for hook in ("recall_status", "unavailable_reason", "initialize_for_inspection"):
+        assert f"`{hook}`" in versions and callable(getattr(HermesAgentProvider, hook))
+    assert "| 0.19.0 " in versions and "0.21.x" in versions
+    rows = [line.split("|")[1] for line in page.splitlines() if line.startswith("| `") and "hermes_memory_" not in line]
+    hooks = [name.strip(" `") for row in rows for name in row.split(",")]
+    assert len(hooks) >= 20 and "recall_status" in hooks and "on_pre_compress" in hooks
+    for hook in hooks:
+        assert callable(getattr(HermesAgentProvider, hook, None)), hook
+    assert f"`pre_compress_checkpoint_api_version = {HermesAgentProvider.pre_compress_checkpoint_api_version}`" in page
+    fields = {f["key"]: f for f in HermesAgentProvider().get_config_schema()}
+    k = fields["prefetch_top_k"]
+    assert f"`prefetch_top_k`: `{k['type']}`, {k['minimum']}–{k['maximum']}, step {k['step']}" in page
+    assert f"`mirror_builtin_writes`: `{fields['mirror_builtin_writes']['type']}`" in page
 
 
 def test_the_tool_table_lists_every_argument() -> None:
@@ -91,13 +119,14 @@ def test_the_mcp_command_lines_parse() -> None:
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command", required=True), common_parent())
-    (bash,) = blocks(section("MCP"), "bash")
-    lines = commands(bash, "hermes-memory ")
+    start, rotate = blocks(section("MCP"), "bash")
+    lines = commands(start, "hermes-memory ")
     assert len(lines) == 2
-    for argv in lines:
+    for argv in [*lines, *commands(rotate, "hermes-memory ")]:
         args = parser.parse_args(argv)
-        assert args.command == "mcp" and args.user == "me"
+        assert args.command == "mcp" and args.user == "me" and args.data_dir == "~/.hermes-memory"
     assert parser.parse_args(lines[1]).transport == "streamable-http"
+    assert commands(rotate, "rm ") == [["~/.hermes-memory/hermes.mcp-token"]]
     (tour,) = commands(next(b for b in blocks(section("README"), "bash") if "mcp" in b), "hermes-memory ")
     assert parser.parse_args(tour).command == "mcp"
 
@@ -130,3 +159,65 @@ async def test_the_mcp_client_configuration_starts_the_server(tmp_path: Path) ->
             assert [t.name for t in tools] == [s["name"] for s in TOOL_SCHEMAS]
             result = await session.call_tool("hermes_memory_search", {"query": "anything"})
             assert result.isError is False and json.loads(result.content[0].text) == {"results": [], "count": 0}
+
+
+def test_the_mcp_page_says_where_the_token_is_and_how_to_send_it() -> None:
+    from hermes_memory_agents.mcp_http import TOKEN_FILE
+
+    page = section("MCP")
+    assert f"`<data-dir>/{TOKEN_FILE}`" in page and "`--token-file PATH`" in page
+    assert "`Authorization: Bearer <token>`" in page and "`0600`" in page and "401 Unauthorized" in page
+    (client,) = blocks(page, "py")
+    assert f'TOKEN_FILE = Path("~/.hermes-memory/{TOKEN_FILE}")' in client and '"Authorization": f"Bearer {token}"' in client
+
+
+def _client_example(token_file: Path, port: int) -> str:
+    """The page's Python client, pointed at a server of the test (its data directory and port)."""
+    (client,) = blocks(section("MCP"), "py")
+    return (client.replace('"~/.hermes-memory/hermes.mcp-token"', repr(str(token_file)))
+            .replace("127.0.0.1:8765", f"127.0.0.1:{port}"))
+
+
+def _stop(proc: Any) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.slow  # two servers in other processes, on the real model
+def test_the_http_client_example_runs_and_a_rotated_token_refuses_the_old_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import httpx
+
+    from tests.hermes_memory_agents.test_mcp import _free_port, _start_http
+
+    token_file = tmp_path / "store" / "hermes.mcp-token"
+    port = _free_port()
+    proc = _start_http(tmp_path, port)
+    try:
+        code = _client_example(token_file, port)
+        exec(compile(code, "docs/mcp.md", "exec"), {"__name__": "mcp_client_example"})  # it calls asyncio.run
+        stored, found = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+        assert stored["stored"] is True and found["results"][0]["id"] == stored["id"]
+        old = token_file.read_text().strip()
+    finally:
+        _stop(proc)
+    (_start, rotate) = blocks(section("MCP"), "bash")
+    for argv in commands(rotate, "rm "):  # the page's rotation: the file goes, the next start writes a new token
+        Path(argv[0].replace("~/.hermes-memory", str(tmp_path / "store"))).unlink()
+    proc = _start_http(tmp_path, port)
+    try:
+        new = token_file.read_text().strip()
+        assert new != old and len(new) >= 16
+        url = f"http://127.0.0.1:{port}/mcp"
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        assert httpx.post(url, content=body, headers={**headers, "Authorization": f"Bearer {old}"}).status_code == 401
+        assert httpx.post(url, content=body, headers={**headers, "Authorization": f"Bearer {new}"}).status_code == 200
+    finally:
+        _stop(proc)
