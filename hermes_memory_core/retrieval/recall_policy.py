@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 
+from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.questions import is_question
+from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["RESTATED_SHARE", "asked", "distinct", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering"]
+__all__ = ["GENERIC_TERMS", "RESTATED_SHARE", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -96,3 +98,30 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
     return [h for h in out if not (h.role == "assistant" and h.is_conversation and any(
         s.id != h.id and s.record.created_at < h.record.created_at and _restates(words[h.id], words[s.id])
         for s in out))]
+
+
+#: Question words that name no subject of their own: a line sharing only these with a question does not answer it
+#: ("What is my dentist's name?" is not answered by a line that mentions a name).
+GENERIC_TERMS = frozenset(tokenize(
+    "name names number numbers type types kind kinds sort size sizes thing things stuff way ways use uses used using "
+    "keep keeps kept get gets got have has had make makes made do does did go goes going went come came "
+    "like likes want wants need needs know knows think say said tell told time times day days year years "
+    "today now current currently usual usually often ever always never one ones lot lots much many good "
+    "favorite favourite prefer preferred best old new big small call called information info detail details"
+))
+
+
+def focus_terms(query: str) -> frozenset[str]:
+    """The words a line must share with ``query`` to be about what it asks: its keyword terms (with the English
+    dictionary terms of a Chinese question) other than :data:`GENERIC_TERMS`, question words and the subject."""
+    zh = language_of(query) == "zh"
+    terms = [t for t in query_terms(query, cross_language=True) if t not in GENERIC_TERMS]
+    if zh:  # a Chinese question's single characters and character pairs are its tokenizer's, not its focus
+        terms = [t for t in terms if t.isascii() or len(t) >= 2]
+    return frozenset(terms)
+
+
+def covers_focus(hit: MemoryHit, focus: frozenset[str]) -> bool:
+    """Whether a recalled line shares a focus word with the question (its own words, or its English dictionary
+    terms for a Chinese line)."""
+    return bool(focus) and not focus.isdisjoint(document_terms(hit.content))

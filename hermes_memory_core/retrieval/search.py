@@ -48,7 +48,9 @@ from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.recall_policy import (
     asked,
+    covers_focus,
     distinct,
+    focus_terms,
     without_unanswering,
 )
 from hermes_memory_core.retrieval.translation import (
@@ -103,6 +105,10 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
         raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
     return allowed
 
+
+#: Above the relevance floor, a match this much weaker than a clear one (calibrated z) is kept only when a line
+#: shares a focus word with the question (:func:`~hermes_memory_core.retrieval.recall_policy.covers_focus`).
+FOCUS_MARGIN = 0.9
 
 #: Search with dense confidences computed and no floor (recall applies its own).
 _NO_FLOOR = -1e9
@@ -535,8 +541,14 @@ class Searcher:
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
         answered = bool(ordered) and _on_topic(ordered[0], topics)
         talk = asks_about_talk(query) and any(h.is_conversation or h.dialogue for h in hits)
-        if floor is not None and not answered and not talk and max(
-                (h.confidence for h in hits if h.confidence is not None), default=float("-inf")) < floor:
+        best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
+        if floor is not None and not answered and not talk and floor <= best < floor + FOCUS_MARGIN:
+            # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
+            # type?" is not answered by the lines that merely sound like a question about the user)
+            focus = focus_terms(to_third_person(query, keep_requests=True))
+            if focus and not any(covers_focus(h, focus) for h in hits):
+                return standing
+        if floor is not None and not answered and not talk and best < floor:
             unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
             if not unvectored:
                 return standing
