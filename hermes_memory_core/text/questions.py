@@ -49,6 +49,8 @@ _ZH_ASKS_FOR = re.compile(r"(?:叫|是|在|有|做|干|去|用|喝|吃|练|学|�
 _ZH_ASKING = re.compile(r"(?:什么|啥|哪[里儿个些家位种天年]?|谁|几[个点岁号次天年月]?|多少|多大|多久|多长|怎么|怎样|怎么样|"
                         r"为什么|为啥|如何|是否|是不是|有没有|能不能|会不会|可不可以|要不要)"
                         r"(?:了|的|来着|呢|啊|呀|吧)*\s*[。.!！~～]*$")
+#: A-not-A questions anywhere in the sentence ("我是不是说过…", "你有没有…").
+_ZH_A_NOT_A = re.compile(r"是不是|有没有|能不能|会不会|要不要|可不可以|对不对|好不好")
 _ASKS_AT_END = re.compile(r"[?？]\s*[\"'”’)）]*\s*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -66,7 +68,7 @@ def _sentence_asks(sentence: str) -> bool:
         return True
     if _CJK.search(s):
         return bool(_ZH_PARTICLE_END.search(s) or _ZH_OPENING.search(s) or _ZH_ASKING.search(s)
-                    or _ZH_ASKS_FOR.search(s))
+                    or _ZH_ASKS_FOR.search(s) or _ZH_A_NOT_A.search(s))
     return bool(_EN_OPENING.search(s) or _EN_ASKING.search(s))
 
 

@@ -1,0 +1,108 @@
+"""Memory over use: what the user asks is chat, never knowledge; a change replaces only its own fact; the host
+model the surface was given classifies a conversation left open at exit (promotion and updates, both tiers)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hermes_memory_core import Caller, MemoryProvider, MemoryType, RememberAction
+from hermes_memory_core.lifecycle.classifier import fact_key_of
+from tests.conftest import ADMIN
+from tests.hermes_memory_core.fake_llms import ScriptedLLM
+
+ASKED = ["Which code editor do I like?", "用户每天早上练习什么？", "I wonder whether I told you my blood type",
+         "你知道我老板叫什么名字吗", "What's my job again?", "我是不是说过我对花生过敏"]
+
+
+def _keying(content: str) -> str:
+    """A host model that keys by topic, as small local models do (a question shares its answer's topic)."""
+    key = "editor" if "editor" in content.lower() or "Neovim" in content else "boss" if "老板" in content else "job"
+    return json.dumps({"type": "permanent", "reason": "scripted", "key": key, "to_assistant": False})
+
+
+def _lasting(mem: MemoryProvider, user: str) -> list[str]:
+    records = mem.list_memories(user_id=user, memory_types=["long_term", "permanent"], caller=ADMIN)
+    return [v.content for r in records for v in mem.history(r.id, caller=ADMIN)]
+
+
+@pytest.mark.parametrize("llm", [None, ScriptedLLM(classify=_keying, normalize=lambda c: c)], ids=["rules", "keying"])
+def test_a_question_is_never_a_profile_entry_a_fact_or_a_version(mem: MemoryProvider, llm: ScriptedLLM | None) -> None:
+    mem.remember("I like to write code in Neovim.", user_id="u", llm=llm)
+    mem.remember("我的老板叫王强。", user_id="u", llm=llm)
+    before = _lasting(mem, "u")
+    for question in ASKED:
+        result = mem.remember(question, user_id="u", llm=llm)
+        assert result.action is RememberAction.SKIPPED and result.id is None, question
+    chat = mem.session("u", "asking", llm=llm)
+    for question in ASKED:
+        chat.add_messages([("user", question), ("assistant", "I'm not sure.")])
+    chat.close()
+    mem.flush()
+    assert _lasting(mem, "u") == before  # no new memory, no new version
+
+
+def test_a_statement_followed_by_a_question_keeps_only_the_statement(mem: MemoryProvider) -> None:
+    result = mem.remember("I moved to Munich last month. Do you know any good bakeries there?", user_id="u")
+    assert result.content is not None and "Munich" in result.content and "bakeries" not in result.content
+
+
+def test_a_move_versions_the_residence_not_the_office(mem: MemoryProvider) -> None:
+    home = mem.remember("我住在北京朝阳区", user_id="u")
+    office = mem.add("The user's office is in Beijing's Haidian district", user_id="u", memory_type="long_term")
+    moved = mem.remember("I moved from Beijing to Shanghai last month.", user_id="u")
+    assert moved.action is RememberAction.VERSIONED and moved.id == home.id
+    assert mem.get(office).version == 1 and "Haidian" in mem.get(office).content
+    assert "Shanghai" in mem.get(home.id).content
+    for question in ("Where does the user live now?", "用户现在住在哪里？"):
+        assert "Shanghai" in mem.recall(question, user_id="u")[0].content
+
+
+def test_a_job_change_in_the_other_language_versions_the_job(mem: MemoryProvider) -> None:
+    job = mem.remember("I work as a data engineer", user_id="u")
+    changed = mem.remember("我换工作了，现在是机器学习工程师", user_id="u")
+    assert changed.action is RememberAction.VERSIONED and changed.id == job.id
+    assert "机器学习工程师" in mem.recall("What is my job?", user_id="u")[0].content
+
+
+def test_a_job_said_in_chinese_is_kept_as_the_users_job(mem: MemoryProvider) -> None:
+    kept = mem.remember("我在一家医院做麻醉师", user_id="u")
+    assert kept.memory_type is MemoryType.PERMANENT and fact_key_of(kept.content or "") == "occupation"
+    assert "麻醉师" in mem.recall("What is my job?", user_id="u")[0].content
+
+
+def test_a_new_fact_does_not_version_another_fact_that_shares_its_words(mem: MemoryProvider) -> None:
+    allergy = mem.remember("I'm allergic to peanuts.", user_id="u")
+    other = mem.remember("I'm allergic to penicillin.", user_id="u")
+    assert other.action is RememberAction.ADDED and other.id != allergy.id
+
+
+def test_a_conversation_left_open_at_exit_is_classified_by_the_surface_s_model(tmp_path: Path) -> None:
+    """A script that never closes its session or store: the process's exit ends the session with the model the
+    session was given (its reason names the scripted model), not the rules of a later process."""
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+        from hermes_memory_core import MemoryProvider
+        from tests.conftest import make_config
+        from tests.fakes import HashingEmbedder
+        from tests.hermes_memory_core.fake_llms import ScriptedLLM
+        llm = ScriptedLLM(classify=lambda c: json.dumps({{"type": "long_term", "reason": "host model", "key": None}}),
+                          normalize=lambda c: "The user likes sailing on weekends.")
+        mem = MemoryProvider(make_config({str(tmp_path / "store")!r}), embedder=HashingEmbedder())
+        mem.session("u", "t1", llm=llm).add_messages([("user", "I like sailing on weekends."), ("assistant", "Nice!")])
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    from tests.conftest import make_config
+    from tests.fakes import HashingEmbedder
+
+    with MemoryProvider(make_config(tmp_path / "store"), embedder=HashingEmbedder(), caller=Caller.admin("t")) as mem:
+        profile = mem.list_memories(user_id="u", memory_types=["long_term"])
+    assert [r.content for r in profile] == ["The user likes sailing on weekends."]
+    assert profile[0].metadata["reason"] == "host model"
