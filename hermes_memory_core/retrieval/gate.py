@@ -58,7 +58,8 @@ def should_recall(text: str) -> bool:
 
 _FACT_ROUTE = re.compile(
     r"\b(?:who am i|my name|name|identity|age|born|birthday|job|work|occupation|profession|employer|live|address|"
-    r"family|wife|husband|daughter|son|kids?|allerg\w*|diet|vegetarian|vegan|health|medical|"
+    r"family|wife|husband|daughter|son|kids?|allerg\w*|diet|vegetarian|vegan|health|medical|medic\w*|drugs?|"
+    r"avoid|"
     r"config\w*|setting\w*|preference\w*|account|plan|subscription|version|api|"
     r"complian\w*|policy|policies|gdpr|consent|privacy|regulat\w*|legal|contract|coffee|drink\w*|"
     r"cat|dog|pets?|puppy|kitten|city|town|country|moved|home|lives?|living|called|named|"
