@@ -296,9 +296,9 @@ function renderHistory(history) {
 async function saveVersion() {
   const data = await api("/api/update", { user: state.user, id: state.open, content: $("new-text").value,
                                           note: $("edit-note").value });
-  say(t("saved", data.version));
   await refreshList();
   await openMemory(state.open, true);
+  say(t("saved", data.version));
 }
 
 async function deleteOpen() {
