@@ -112,25 +112,64 @@ def memory_detail(mem: MemoryProvider, user_id: str, memory_id: str) -> dict[str
     return {"memory": memory_row(rec), "history": out}
 
 
+#: Why a line came, was withheld or was left out, and why a block is empty: English templates by code (the page
+#: translates the codes; ``text`` carries the English).
+REASONS = {
+    "legs": "found by {legs}",
+    "standing": "a standing preference about replies: it comes on every turn",
+    "fact_route": "fact route: the question is about identity, configuration or compliance",
+    "best_over_floor": "the best match: confidence {confidence} ≥ floor {floor}",
+    "near_best": "close enough to the best match (recall_relative_score)",
+    "floor_waived": "below the floor ({confidence} < {floor}) but let through: it answers the question's topic, or "
+                    "the question asks about what was said",
+    "guard": "the read-time guard reads it as an instruction to the assistant",
+    "gate_off": "recall did not run: a greeting or filler",
+    "no_route": "permanent facts come only for identity, configuration or compliance questions",
+    "short_note": "a short-term note of a session: recall returns long-term memories, conversations and facts",
+    "best_below_floor": "the best match's confidence {best} is below the floor {floor}: recall returns nothing",
+    "cut": "not close enough to the best match, or beyond top_k",
+    "gate": "the recall gate: a greeting or filler does not trigger long-term recall",
+    "no_memories": "user {user} has no memories",
+    "no_match": "no memory of this user matches the question",
+    "all_withheld": "every match was withheld by the read-time guard",
+}
+
+
+def _reason(code: str, **args: Any) -> dict[str, Any]:
+    return {"code": code, "args": args, "text": REASONS[code].format(**args)}
+
+
+def _conf(value: float | None) -> str:
+    return "none" if value is None else f"{value:.2f}"
+
+
 def recall_inspection(mem: MemoryProvider, user_id: str, query: str, top_k: int = 5) -> dict[str, Any]:
     """What the agent would get for ``query`` as ``user_id`` (the agent acts as the user): the gate's decision,
     the exact memory block, each recalled line with its score and why it came (which legs, the fact route, the
     floor), what the read-time guard withheld, what search found that recall left out (and why), and, when the
-    block is empty, why."""
+    block is empty, why. Each reason is ``{"code", "args", "text"}`` (:data:`REASONS`)."""
     agent = Caller.for_user(user_id)
     floor = mem.config.recall_min_score
     gate = should_recall(query)
     route = needs_permanent(query)
-    hits = mem.recall(query, user_id=user_id, top_k=top_k, caller=agent) if gate else []
+    hits = mem.recall(query, user_id=user_id, top_k=top_k, caller=agent)
     candidates = mem.search(query, user_id=user_id, top_k=max(20, top_k * 4), caller=agent)
+    found = {h.id for h in candidates}
+    best = max((h.confidence for h in candidates if prompt_safe(h) and h.confidence is not None), default=None)
     recalled = {h.id for h in hits}
     lines = []
     for rank, hit in enumerate(hits, 1):
-        why = [f"found by {' and '.join(_scores(hit)['legs']) or 'the standing preferences'}"]
+        legs = _scores(hit)["legs"]
+        why = [_reason("legs", legs=" and ".join(legs))] if legs and hit.id in found else [_reason("standing")]
         if hit.memory_type is MemoryType.PERMANENT:
-            why.append("fact route: the question is about identity, configuration or compliance")
-        if floor is not None and hit.confidence is not None:
-            why.append(f"confidence {hit.confidence:.2f} ≥ floor {floor:g}")
+            why.append(_reason("fact_route"))
+        if floor is not None and hit.confidence is not None and why[0]["code"] == "legs":
+            if hit.confidence >= floor and hit.confidence == best:
+                why.append(_reason("best_over_floor", confidence=_conf(hit.confidence), floor=f"{floor:g}"))
+            elif best is not None and best >= floor:
+                why.append(_reason("near_best"))
+            else:
+                why.append(_reason("floor_waived", confidence=_conf(hit.confidence), floor=f"{floor:g}"))
         lines.append({"rank": rank, **memory_row(hit.record), **_scores(hit), "why": why})
     withheld, left_out = [], []
     for hit in candidates:
@@ -138,37 +177,37 @@ def recall_inspection(mem: MemoryProvider, user_id: str, query: str, top_k: int 
             continue
         row = {**memory_row(hit.record), **_scores(hit)}
         if not prompt_safe(hit):
-            withheld.append({**row, "why": "the injection guard reads it as an instruction to the assistant"})
+            withheld.append({**row, "why": [_reason("guard")]})
         else:
-            left_out.append({**row, "why": _left_out_reason(hit, gate, route, floor)})
+            left_out.append({**row, "why": [_left_out_reason(hit, gate, route, floor, best, bool(hits))]})
     block = render_memory_block(hits)
-    nothing = ""
+    nothing = None
     if not block:
         if not gate:
-            nothing = "the recall gate: a greeting or filler does not trigger long-term recall"
+            nothing = _reason("gate")
         elif not mem.list_memories(user_id=user_id, limit=1):
-            nothing = f"user {user_id!r} has no memories"
+            nothing = _reason("no_memories", user=user_id)
         elif not candidates:
-            nothing = "no memory of this user matches the question"
+            nothing = _reason("no_match")
         elif withheld and not left_out:
-            nothing = "every match was withheld by the read-time guard"
+            nothing = _reason("all_withheld")
         else:
-            nothing = "no match was relevant enough (below the recall floor) or of a tier recall returns"
+            nothing = _reason("best_below_floor", best=_conf(best), floor=f"{floor:g}" if floor is not None else "none")
     return {"query": query, "user_id": user_id, "gate": gate, "fact_route": route, "floor": floor, "top_k": top_k,
             "block": block, "lines": lines, "withheld": withheld, "left_out": left_out[:10], "nothing": nothing}
 
 
-def _left_out_reason(hit: MemoryHit, gate: bool, route: bool, floor: float | None) -> str:
+def _left_out_reason(hit: MemoryHit, gate: bool, route: bool, floor: float | None, best: float | None,
+                     any_recalled: bool) -> dict[str, Any]:
     if not gate:
-        return "recall did not run (greeting or filler)"
+        return _reason("gate_off")
     if hit.memory_type is MemoryType.PERMANENT and not route:
-        return "permanent facts come only for identity, configuration or compliance questions"
+        return _reason("no_route")
     if hit.memory_type is MemoryType.SHORT_TERM and not hit.is_conversation:
-        return "a short-term note of a session: recall returns long-term memories and facts"
-    if floor is not None and (hit.confidence is None or hit.confidence < floor):
-        shown = "none" if hit.confidence is None else f"{hit.confidence:.2f}"
-        return f"below the floor: confidence {shown} < {floor:g}"
-    return "ranked below the top lines"
+        return _reason("short_note")
+    if not any_recalled and floor is not None and (best is None or best < floor):
+        return _reason("best_below_floor", best=_conf(best), floor=f"{floor:g}")
+    return _reason("cut")
 
 
 def health(mem: MemoryProvider, user_id: str | None = None) -> dict[str, Any]:

@@ -41,6 +41,8 @@ const STRINGS = {
     detail: "detail", byUser: "By user", memoriesN: "memories", scopeAll: "whole store", scopeUser: (u) => `user ${u}`,
     short_term: "short-term", long_term: "long-term", permanent: "permanent", loading: "Loading…",
     noUsers: "The store holds no memories yet.", pickUser: "Choose a user first.",
+    check_store: "store", check_mode: "mode", check_vectors: "vectors", check_size: "size",
+    "check_background work": "background work", status_ok: "ok", status_warn: "warn",
   },
   zh: {
     title: "Hermes 记忆控制台", readOnlyBadge: "只读：不能做任何修改", user: "用户",
@@ -79,13 +81,42 @@ const STRINGS = {
     detail: "详情", byUser: "按用户", memoriesN: "条记忆", scopeAll: "整个存储", scopeUser: (u) => `用户 ${u}`,
     short_term: "短期", long_term: "长期", permanent: "永久", loading: "加载中…",
     noUsers: "存储中还没有记忆。", pickUser: "请先选择用户。",
+    check_store: "存储", check_mode: "模式", check_vectors: "向量", check_size: "大小",
+    "check_background work": "后台任务", status_ok: "正常", status_warn: "警告",
+    reasons: {
+      legs: (a) => `检索来源：${a.legs.replace("keyword", "关键词").replace("vector", "语义向量").replace(" and ", " 与 ")}`,
+      standing: "关于回复方式的长期偏好：每一轮都会带上",
+      fact_route: "事实路由：问题涉及身份、配置或合规",
+      best_over_floor: (a) => `最佳匹配：置信度 ${a.confidence} ≥ 阈值 ${a.floor}`,
+      near_best: "与最佳匹配足够接近（recall_relative_score）",
+      floor_waived: (a) => `低于阈值（${a.confidence} < ${a.floor}）但仍放行：它回答了问题的主题，或问题问的是说过的话`,
+      guard: "读取时防护认为它是对助手的指令",
+      gate_off: "召回未运行：问候或客套话",
+      no_route: "只有身份、配置或合规问题才会带上永久事实",
+      short_note: "会话中的短期笔记：召回只返回长期记忆、对话和事实",
+      best_below_floor: (a) => `最佳匹配的置信度 ${a.best} 低于阈值 ${a.floor}：召回不返回任何内容`,
+      cut: "与最佳匹配不够接近，或超出 top_k",
+      gate: "召回门控：问候或客套话不会触发长期召回",
+      no_memories: (a) => `用户 ${a.user} 没有任何记忆`,
+      no_match: "该用户没有与问题匹配的记忆",
+      all_withheld: "所有匹配都被读取时防护拦下",
+    },
   },
 };
 const TIERS = ["short_term", "long_term", "permanent"];
 const TOKEN = document.querySelector('meta[name="hermes-token"]').content;
 const READ_ONLY = document.querySelector('meta[name="hermes-read-only"]').content === "true";
-const state = { lang: "en", user: "", view: "memories", open: null, selected: new Set(), search: "", bulk: null };
+const state = { lang: "en", user: "", view: "memories", open: null, selected: new Set(), search: "", bulk: null,
+                historyOpen: false, editOpen: false };
+// Each list and each opened memory takes a ticket: a slower, older answer never replaces a newer one.
+const tickets = { list: 0, memory: 0 };
 const $ = (id) => document.getElementById(id);
+
+function reasonText(r) {
+  const template = (STRINGS[state.lang].reasons || {})[r.code];
+  if (template === undefined) return r.text;
+  return typeof template === "function" ? template(r.args) : template;
+}
 
 function t(key, ...args) {
   const value = (STRINGS[state.lang] || STRINGS.en)[key] ?? STRINGS.en[key] ?? key;
@@ -173,6 +204,7 @@ async function pickUser(user) {
   state.open = null;
   state.search = "";
   state.selected.clear();
+  state.historyOpen = state.editOpen = false;
   $("search").value = "";
   $("detail").hidden = true;
   $("preview").hidden = true;
@@ -220,7 +252,9 @@ async function loadList() {
     return;
   }
   say(t("loading"));
+  const ticket = ++tickets.list;
   const data = await api(`/api/memories?${q({ user: state.user })}`);
+  if (ticket !== tickets.list) return;
   const byId = {};
   for (const kind of Object.keys(data.kinds)) for (const m of data.kinds[kind]) byId[m.id] = m;
   const sections = [];
@@ -249,7 +283,9 @@ async function runSearch(text) {
   if (!state.user) return say(t("pickUser"));
   if (!text.trim()) return loadList();
   state.search = text;
+  const ticket = ++tickets.list;
   const data = await api(`/api/search?${q({ user: state.user, q: text })}`);
+  if (ticket !== tickets.list) return;
   const rows = data.hits.map((h) => memoryItem(h, el("span", {
     text: `${t("score")} ${h.score} · ${t("legs")} ${h.legs.map((l) => t(l)).join(" + ") || t("none")}` })));
   $("list").replaceChildren(el("section", { "data-kind": "search" },
@@ -259,8 +295,20 @@ async function runSearch(text) {
 }
 
 // ------------------------------------------------------------------ one memory
+function detailBusy(busy) {
+  for (const id of ["btn-history", "btn-edit", "btn-delete", "btn-save", "new-text"]) if ($(id)) $(id).disabled = busy;
+}
+
 async function openMemory(id, showHistory = false) {
-  const data = await api(`/api/memory?${q({ user: state.user, id })}`);
+  const ticket = ++tickets.memory;
+  detailBusy(true);  // the buttons act on the memory being opened only once it is shown
+  let data;
+  try {
+    data = await api(`/api/memory?${q({ user: state.user, id })}`);
+  } finally {
+    if (ticket === tickets.memory) detailBusy(false);
+  }
+  if (ticket !== tickets.memory) return;
   state.open = id;
   const m = data.memory;
   $("detail").hidden = false;
@@ -277,9 +325,10 @@ async function openMemory(id, showHistory = false) {
   if (m.permanent) $("detail-meta").append(el("dt", { text: "" }), el("dd", {}, el("span", { class: "badge fact", text: t("factMark") })));
   $("new-text").value = m.content;
   $("edit-note").value = "";
-  $("edit-panel").hidden = true;
+  if (showHistory) state.historyOpen = true;
+  $("edit-panel").hidden = READ_ONLY || !state.editOpen;
   renderHistory(data.history);
-  $("history-panel").hidden = !showHistory;
+  $("history-panel").hidden = !state.historyOpen;
   for (const a of document.querySelectorAll(".mem")) a.classList.toggle("open", a.querySelector("a").dataset.id === id);
 }
 
@@ -296,6 +345,7 @@ function renderHistory(history) {
 async function saveVersion() {
   const data = await api("/api/update", { user: state.user, id: state.open, content: $("new-text").value,
                                           note: $("edit-note").value });
+  state.editOpen = false;
   await refreshList();
   await openMemory(state.open, true);
   say(t("saved", data.version));
@@ -409,9 +459,9 @@ async function inspectRecall(text) {
       el("dt", { text: t("floor") }), el("dd", { text: r.floor === null ? t("none") : String(r.floor) })),
     el("h3", { text: t("block") }), el("pre", { class: "block", text: r.block || t("emptyBlock") }),
   ];
-  if (r.nothing) out.push(el("h3", { text: t("nothing") }), el("p", { class: "warn", text: r.nothing }));
+  if (r.nothing) out.push(el("h3", { text: t("nothing") }), el("p", { class: "warn", text: reasonText(r.nothing) }));
   const rows = (list) => list.map((x) => ({ ...x, legs: x.legs.map((l) => t(l)).join(" + "),
-                                              why: Array.isArray(x.why) ? x.why.join("; ") : x.why }));
+                                              why: x.why.map(reasonText).join("; ") }));
   if (r.lines.length) out.push(el("h3", { text: t("lines") }), table(rows(r.lines),
     [["rank", t("rank")], ["content", t("content")], ["score", t("score")], ["legs", t("legs")], ["why", t("why")]]));
   if (r.withheld.length) out.push(el("h3", { text: t("withheld") }), table(rows(r.withheld),
@@ -473,7 +523,8 @@ async function loadHealth() {
     el("div", { class: "chart" }, legend, chart(h.days)),
     el("h3", { text: t("checks") }),
     el("table", {}, el("tr", {}, el("th", { text: t("check") }), el("th", { text: t("status") }), el("th", { text: t("detail") })),
-      h.checks.map((c) => el("tr", {}, el("td", { text: c.check }), el("td", { class: c.status, text: c.status }),
+      h.checks.map((c) => el("tr", {}, el("td", { text: t(`check_${c.check}`) }),
+                                     el("td", { class: c.status, text: t(`status_${c.status}`) }),
                                      el("td", { text: c.detail })))),
     el("h3", { text: t("byUser") }),
     el("table", {}, Object.entries(h.by_user).map(([u, n]) => el("tr", {}, el("td", { text: u }),
@@ -506,13 +557,20 @@ function wire() {
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showView(tab.dataset.view));
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); guard(runSearch)($("search").value); });
   $("show-all").addEventListener("click", guard(() => { state.search = ""; $("search").value = ""; return loadList(); }));
-  $("btn-history").addEventListener("click", () => { $("history-panel").hidden = !$("history-panel").hidden; });
+  $("btn-history").addEventListener("click", () => {
+    state.historyOpen = !state.historyOpen;
+    $("history-panel").hidden = !state.historyOpen;
+  });
   $("bulk-export").addEventListener("click", guard(() => preview("export")));
   $("preview-go").addEventListener("click", guard(runBulk));
   $("preview-cancel").addEventListener("click", () => { $("preview").hidden = true; });
   $("recall-form").addEventListener("submit", (e) => { e.preventDefault(); guard(inspectRecall)($("recall-q").value); });
   if (!READ_ONLY) {
-    $("btn-edit").addEventListener("click", () => { $("edit-panel").hidden = !$("edit-panel").hidden; $("new-text").focus(); });
+    $("btn-edit").addEventListener("click", () => {
+      state.editOpen = !state.editOpen;
+      $("edit-panel").hidden = !state.editOpen;
+      if (state.editOpen) $("new-text").focus();
+    });
     $("btn-save").addEventListener("click", guard(saveVersion));
     $("btn-delete").addEventListener("click", guard(deleteOpen));
     $("bulk-remove").addEventListener("click", guard(() => preview("remove")));
