@@ -279,7 +279,7 @@ async function loadList() {
   say("");
 }
 
-async function runSearch(text) {
+async function runSearch(text, openBest = true) {
   if (!state.user) return say(t("pickUser"));
   if (!text.trim()) return loadList();
   state.search = text;
@@ -291,7 +291,7 @@ async function runSearch(text) {
   $("list").replaceChildren(el("section", { "data-kind": "search" },
     el("h2", { text: t("results", text, data.hits.length) }),
     rows.length ? el("ul", {}, rows) : el("p", { class: "muted", text: t("noResults") })));
-  if (data.hits.length) await openMemory(data.hits[0].id);
+  if (openBest && data.hits.length) await openMemory(data.hits[0].id);  // a submitted search opens its best hit
 }
 
 // ------------------------------------------------------------------ one memory
@@ -368,7 +368,7 @@ async function refreshList() {
 
 async function runSearchKeepOpen() {
   const open = state.open;
-  await runSearch(state.search);
+  await runSearch(state.search, false);
   if (open) await openMemory(open).catch(() => { $("detail").hidden = true; });
 }
 
@@ -555,7 +555,21 @@ function wire() {
   });
   $("user").addEventListener("change", guard(() => pickUser($("user").value)));
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showView(tab.dataset.view));
-  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); guard(runSearch)($("search").value); });
+  let typing = 0;  // search as one types, once typing pauses (a submitted search cancels it)
+  $("search-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    window.clearTimeout(typing);
+    guard(runSearch)($("search").value, true);
+  });
+  $("search").addEventListener("input", () => {
+    window.clearTimeout(typing);
+    typing = window.setTimeout(() => {
+      const text = $("search").value;
+      if (!state.user || text === state.search) return;
+      if (text.trim()) guard(runSearch)(text, false);
+      else { state.search = ""; guard(loadList)(); }
+    }, 400);
+  });
   $("show-all").addEventListener("click", guard(() => { state.search = ""; $("search").value = ""; return loadList(); }));
   $("btn-history").addEventListener("click", () => {
     state.historyOpen = !state.historyOpen;

@@ -233,6 +233,8 @@ def test_read_only_beside_a_process_that_holds_the_store(tmp_path: Path, browser
             page.get_by_label("User", exact=True).select_option("alice")
             page.locator("#list").get_by_text(FACT_NEW).wait_for()
             assert page.get_by_text("read-only: nothing can be changed").is_visible()
+            page.get_by_label("Search memories").fill("Shanghai")  # searched as one types, no Enter needed
+            page.locator("#list [data-kind=search]").get_by_text(FACT_NEW).wait_for()
             page.get_by_label("Search memories").fill("coffee 咖啡")
             page.get_by_label("Search memories").press("Enter")
             page.locator("#list [data-kind=search]").get_by_text(COFFEE).wait_for()
