@@ -45,8 +45,8 @@ def cmd_console(args: argparse.Namespace) -> int:
         raise StoreLockedError(f"{exc} To look at it while the app runs: hermes-memory console --read-only") from None
     with mem, ConsoleServer(mem, port=args.port, read_only=bool(cfg.read_only)) as console:
         mode = " (read-only)" if console.read_only else ""
-        print(f"Hermes Memory console{mode} for {mem.location}:\n  {console.url}\nCtrl-C stops it.", flush=True)
-        try:
+        try:  # (a signal may come as soon as the address is out)
+            print(f"Hermes Memory console{mode} for {mem.location}:\n  {console.url}\nCtrl-C stops it.", flush=True)
             console.wait()
         except KeyboardInterrupt:
             print("console stopped", file=sys.stderr)

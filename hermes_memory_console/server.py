@@ -17,10 +17,12 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
+import logging
 import secrets
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -29,6 +31,8 @@ from hermes_memory_console.api import ConsoleAPI
 from hermes_memory_core import InvalidInputError, MemoryProvider
 
 __all__ = ["HOST", "ConsoleServer"]
+
+log = logging.getLogger("hermes_memory.console")
 
 #: The only address the console listens on.
 HOST = "127.0.0.1"
@@ -72,11 +76,10 @@ class ConsoleServer:
         self.api = ConsoleAPI(mem, read_only=read_only)
         self.token = token or secrets.token_urlsafe(24)
         try:
-            self._httpd = ThreadingHTTPServer((HOST, port), _handler_for(self))
+            self._httpd = _PooledServer((HOST, port), _handler_for(self))
         except (OSError, OverflowError) as exc:  # taken, not allowed, or not a port number (0-65535)
             why = getattr(exc, "strerror", None) or exc
             raise InvalidInputError(f"cannot serve the console on {HOST}:{port}: {why}") from None
-        self._httpd.daemon_threads = True
         self.port: int = self._httpd.server_address[1]
         self._thread: threading.Thread | None = None
 
@@ -130,11 +133,35 @@ class ConsoleServer:
         return data
 
 
+class _PooledServer(HTTPServer):
+    """An HTTP server that answers on a fixed pool of threads: the store keeps one reader connection per thread that
+    reads it, so a thread per request would leave a connection behind for every request."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], workers: int = 6) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hermes-console")
+        super().__init__(address, handler)  # (a port that cannot be bound closes the server, and the pool, here)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._pool.submit(self._answer, request, client_address)
+
+    def _answer(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            log.debug("console request from %s failed", client_address, exc_info=True)
+        finally:
+            self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _handler_for(console: ConsoleServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "hermes-console"
         sys_version = ""
-        protocol_version = "HTTP/1.1"
+        protocol_version = "HTTP/1.0"  # one request per connection: an idle keep-alive never holds a worker
 
         def log_message(self, format: str, *args: Any) -> None:
             return  # the token is in the first request's address: never log addresses

@@ -196,3 +196,21 @@ def test_a_taken_port_is_one_typed_line(mem: MemoryProvider) -> None:
         ConsoleServer(mem, port=console.port)
     with pytest.raises(InvalidInputError, match="cannot serve the console"):
         ConsoleServer(mem, port=70000)
+
+
+def test_many_requests_leave_no_connection_behind(mem: MemoryProvider) -> None:
+    """The store keeps a reader connection per thread that reads it: the console answers on a fixed pool of threads,
+    so a long-running console does not gather one per request."""
+    import os
+
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    with ConsoleServer(mem) as console:
+        url = f"http://127.0.0.1:{console.port}/api/search?user=alice&q=tea"
+        for _ in range(20):
+            assert _get(url, {"X-Hermes-Token": console.token})[0] == 200
+        before = open_files()
+        for _ in range(150):
+            assert _get(url, {"X-Hermes-Token": console.token})[0] == 200
+        assert open_files() <= before + 2
