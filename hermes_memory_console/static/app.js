@@ -323,10 +323,12 @@ async function openMemory(id, showHistory = false) {
   ];
   $("detail-meta").replaceChildren(...meta.flatMap(([k, v]) => [el("dt", { text: t(k) }), el("dd", { text: String(v) })]));
   if (m.permanent) $("detail-meta").append(el("dt", { text: "" }), el("dd", {}, el("span", { class: "badge fact", text: t("factMark") })));
-  $("new-text").value = m.content;
-  $("edit-note").value = "";
+  if (!READ_ONLY) {  // (a read-only page has no editing controls at all)
+    $("new-text").value = m.content;
+    $("edit-note").value = "";
+    $("edit-panel").hidden = !state.editOpen;
+  }
   if (showHistory) state.historyOpen = true;
-  $("edit-panel").hidden = READ_ONLY || !state.editOpen;
   renderHistory(data.history);
   $("history-panel").hidden = !state.historyOpen;
   for (const a of document.querySelectorAll(".mem")) a.classList.toggle("open", a.querySelector("a").dataset.id === id);

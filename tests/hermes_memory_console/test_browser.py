@@ -241,6 +241,7 @@ def test_read_only_beside_a_process_that_holds_the_store(tmp_path: Path, browser
             page.get_by_role("button", name="History").click()
             for name in ("Edit", "Delete", "Forget this user", "Remove selected", "Save as new version"):
                 assert page.get_by_role("button", name=name).count() == 0, name
+            assert page.get_by_label("New text").count() == 0 and page.locator("#history-list li").first.is_visible()
             assert BOB not in page.content()
         finally:
             console.stop()
