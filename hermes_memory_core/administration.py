@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.async_twins import async_twin
@@ -28,7 +28,7 @@ from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
 
 if TYPE_CHECKING:
-    pass
+    from hermes_memory_console import ConsoleServer
 
 __all__ = ["StoreAdministration"]
 
@@ -125,6 +125,16 @@ class StoreAdministration:
         stats.warnings.extend(self._background.health.warnings())
         return stats
 
+    def serve_console(self, *, port: int = 0, read_only: bool = False) -> ConsoleServer:
+        """Serve the web console (docs/console.md) for this store from this process, on 127.0.0.1, from a daemon
+        thread, so a running agent's memory is visible live; returns the running server: give its ``url`` (one-time
+        token included) to the operator, ``close()`` it when done. It acts as this provider's caller (open the
+        provider with ``Caller.admin(...)`` to see and erase permanent facts); ``read_only`` offers no control that
+        writes. Nothing beyond the base install is needed (Python's own HTTP server; the page is package data)."""
+        from hermes_memory_console import ConsoleServer  # the console builds on the core, never the other way
+
+        return ConsoleServer(cast(Any, self), port=port, read_only=read_only).start()
+
     def rotate_key(self, new_key: bytes | None = None, *, save_to: str | os.PathLike[str] | None = None,
                    caller: Caller | None = None) -> bytes:
         """Re-encrypt everything sealed under a new key (one transaction) and return the new key. It is handed over
@@ -191,3 +201,4 @@ class StoreAdministration:
     astats = async_twin(stats)
     arotate_key = async_twin(rotate_key)
     aexport = async_twin(export)
+    aserve_console = async_twin(serve_console)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import html
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +106,34 @@ def _pick(full: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
     return {f: full[f] for f in fields}
 
 
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return "" if value is None else str(value)
+
+
+def _html_table(rows: Sequence[dict[str, Any]], caption: str = "") -> str:
+    """Rows (dicts with the same keys) as an HTML table for Jupyter, every value escaped; times (keys ending in
+    ``_at``, ``current_from``, ``current_to``) as UTC dates."""
+    if not rows:
+        return f"<p>{html.escape(caption)}: none</p>" if caption else "<p>none</p>"
+    def show(key: str, value: Any) -> str:
+        if isinstance(value, int) and (key.endswith("_at") or key in ("current_from", "current_to")):
+            value = time.strftime("%Y-%m-%d %H:%M", time.gmtime(value))
+        return html.escape(_cell(value))
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{show(k, v)}</td>" for k, v in row.items()) + "</tr>" for row in rows)
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+#: The columns a record shows as a table row in Jupyter (see ``_repr_html_``).
+_RECORD_COLUMNS = ("content", "memory_type", "importance", "version", "created_at", "updated_at", "session_id", "tags",
+                   "id")
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryRecord:
     """One stored memory as the metadata store holds it (the current version).
@@ -167,6 +197,10 @@ class MemoryRecord:
                 "expires_at": self.expires_at, "version": self.version, "tags": list(self.tags),
                 "metadata": dict(self.metadata)}
         return _pick(full, fields)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a record as a one-row table."""
+        return _html_table([self.to_dict(_RECORD_COLUMNS)], f"memory of {self.user_id}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +293,11 @@ class MemoryHit:
         full["dialogue"] = self.dialogue
         return _pick(full, fields)
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a hit as a one-row table: the record's columns and the scores."""
+        return _html_table([self.to_dict(("score", "confidence", "dense_score", "keyword_score", *_RECORD_COLUMNS),
+                                         score_digits=4)], f"search hit for {self.record.user_id}")
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryItem:
@@ -297,6 +336,12 @@ class MemoryVersion:
     note: str
     current_from: int = 0
     current_to: int | None = None
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a version as a one-row table."""
+        return _html_table([{"version": self.version, "content": self.content, "note": self.note,
+                             "current_from": self.current_from, "current_to": self.current_to,
+                             "memory_id": self.memory_id}])
 
 
 @dataclass(slots=True)
@@ -367,3 +412,13 @@ class StoreStats:
             "deleted": self.deleted,
             "disk_bytes": self.disk_bytes,
         }
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the counts as tables: totals, by tier, by user, and the warnings."""
+        totals = {"active": self.total_active, "vector points": self.vector_points, "versions": self.versions,
+                  "deleted": self.deleted, "bytes on disk": self.disk_bytes}
+        parts = [_html_table([totals], "store"), _html_table([dict(self.by_type)], "by tier"),
+                 _html_table([{"user": u, "memories": n} for u, n in sorted(self.by_user.items())], "by user")]
+        if self.warnings:
+            parts.append(_html_table([{"warning": w} for w in self.warnings], "warnings"))
+        return "".join(parts)

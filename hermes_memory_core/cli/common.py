@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_memory_core.types import MemoryHit
 
-__all__ = ["OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_existing", "open_store", "operator_caller",
-           "read_content", "say", "usable_folder", "user_hint"]
+__all__ = ["READ_COMMANDS", "OutputError", "config_from", "emit", "fmt_time", "hit_dict", "open_existing", "open_store",
+           "operator_caller", "read_content", "say", "usable_folder", "user_hint"]
 
 
 def config_from(args: argparse.Namespace, data_dir: str | None = None) -> Any:
@@ -52,11 +52,20 @@ def usable_folder(cfg: Any) -> Any:
     return cfg
 
 
+#: Commands that only read: on an embedded store they open it read-only (see :func:`open_existing`).
+READ_COMMANDS = frozenset({"search", "history", "list", "stats", "recall", "get"})
+
+
 def open_existing(args: argparse.Namespace) -> Any:
     """Open the configured store for a command that needs one to exist: a folder with no store is reported and left
-    as it was (nothing is created). Server stores are opened as they are."""
+    as it was (nothing is created). Server stores are opened as they are.
+
+    A command of :data:`READ_COMMANDS` opens an embedded store read-only, so reading never changes what it reads
+    (a writable open ends the sessions a previous process left open and promotes what was said in them) and works
+    beside a running app that holds the store; only a store whose schema this version must upgrade first is opened
+    writable (once)."""
     from hermes_memory_core.engine import METADATA_FILE
-    from hermes_memory_core.errors import ConfigError
+    from hermes_memory_core.errors import ConfigError, ReadOnlyStoreError
     from hermes_memory_core.provider import MemoryProvider
 
     cfg = usable_folder(config_from(args))
@@ -65,6 +74,12 @@ def open_existing(args: argparse.Namespace) -> Any:
             f"no Hermes Memory store in {cfg.data_dir} (nothing was created there); name the store's folder with "
             "--data-dir, data_dir in --config or HERMES_MEMORY_DATA_DIR"
         )
+    if getattr(args, "command", None) in READ_COMMANDS and cfg.metadata_url is None and not cfg.read_only:
+        try:
+            return MemoryProvider(cfg.model_copy(update={"read_only": True}), caller=operator_caller())
+        except ReadOnlyStoreError as exc:
+            if "schema" not in str(exc):
+                raise
     return MemoryProvider(cfg, caller=operator_caller())
 
 

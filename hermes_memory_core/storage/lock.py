@@ -9,7 +9,9 @@ which may carry the content given to ``add``.
 
 Stores whose files may be shared by several processes (SQLite metadata with a vector server) hold it *shared*;
 whatever must be alone with the directory (the embedded vector engine, a restore) holds it *exclusive*, so a
-restore never replaces files a live process is using. Whoever takes the lock first after a crash also finishes or
+restore never replaces files a live process is using. A *read-only* opener beside an exclusive holder (a running
+app's embedded store) does not fail: it reads beside it, holding nothing (:attr:`DataDirLock.beside`), through the
+holder's own SQLite log (:func:`held_by_writer`), never writing a byte; only writers are turned away. Whoever takes the lock first after a crash also finishes or
 undoes an interrupted restore (``recover``) while it is still alone. Taking and releasing the lock also keep the
 directory private (:mod:`hermes_memory_core.storage.private_files`).
 """
@@ -27,7 +29,7 @@ from typing import IO, Any
 from hermes_memory_core.errors import ConfigError, StorageFullError, StoreLockedError
 from hermes_memory_core.storage.private_files import make_private, tighten
 
-__all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock"]
+__all__ = ["LOCK_NAME", "SERVER_MODE_DOCS", "DataDirLock", "held_by_writer"]
 
 LOCK_NAME = "hermes.lock"
 
@@ -45,15 +47,18 @@ class DataDirLock:
         self.shared = shared
         self.created = False
         self.read_only = False
+        #: Who holds the folder exclusively while this read-only lock reads beside them (None: nobody).
+        self.beside: str | None = None
         self._fh: IO[str] | None = None
 
     def acquire_read_only(self) -> None:
         """Share the lock without writing anything: the lock file is opened for reading (a store on read-only
         media, or opened ``read_only``); no lock file means no process ever held the folder, so there is none to
-        share. Nothing is recovered, created or tightened.
+        share. Nothing is recovered, created or tightened. When another process holds the folder exclusively (an app
+        with its embedded store open), nothing is held: :attr:`beside` names the holder and the store is read beside
+        it (its files are read through the holder's log, see :func:`held_by_writer`).
 
         Raises:
-            StoreLockedError: Another process holds the folder exclusively (an embedded store writing it).
             ConfigError: The data directory does not exist or is not a directory.
         """
         import fcntl
@@ -74,9 +79,9 @@ class DataDirLock:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
-            holder, mine = _describe(fh.read())
+            self.beside, _mine = _describe(fh.read())
             fh.close()
-            raise StoreLockedError(_locked_message(folder, holder, mine)) from None
+            return
         self._fh = fh
 
     def acquire(self, recover: Callable[[Path], object] | None = None) -> None:
@@ -153,6 +158,27 @@ class DataDirLock:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
             self._fh.close()
             self._fh = None
+
+
+def held_by_writer(folder: Path) -> bool:
+    """Whether a live process holds the store folder ``folder`` exclusively right now (an embedded store open for
+    writing; this very process counts too). Probes ``hermes.lock`` with a shared, non-blocking ``flock`` on a
+    descriptor opened for reading: nothing is written, and the probe is let go at once. A reader that finds a live
+    holder reads the SQLite files through the holder's own log and index (consistent snapshots, nothing rebuilt);
+    with no holder, a log left behind is one a reader would have to recover, so it reads a private copy instead."""
+    import fcntl
+
+    try:
+        fh = open(Path(folder) / LOCK_NAME, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        fh.close()  # closing drops the probe's own shared lock
+    return False
 
 
 #: Where server mode is explained (the error names it so a reader can act on it).

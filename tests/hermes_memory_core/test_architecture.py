@@ -36,7 +36,7 @@ LAYERS = {
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
     "async_twins": 1, "_startup": 1, "busy": 1, "open_providers": 1,
 }
-ADAPTERS = ("langchain_hermes_memory", "llama_index_hermes_memory", "hermes_memory_agents")
+ADAPTERS = ("langchain_hermes_memory", "llama_index_hermes_memory", "hermes_memory_agents", "hermes_memory_console")
 
 
 def _modules() -> dict[str, Path]:

@@ -66,3 +66,21 @@ def test_one_serialisation_of_records_and_hits() -> None:
     assert hit.to_dict(("score",))["score"] == 0.123456
     with pytest.raises(ValueError, match="unknown fields"):
         rec.to_dict(("id", "score"))
+
+
+def test_values_render_as_escaped_tables_in_jupyter() -> None:
+    from hermes_memory_core import MemoryHit, MemoryRecord, MemoryType, MemoryVersion, StoreStats
+
+    rec = MemoryRecord(id="m1", user_id="u<1>", session_id="s", content="<script>x</script> 咖啡",
+                       memory_type=MemoryType.PERMANENT, importance=0.5, access_count=0, created_at=0,
+                       updated_at=86_400, expires_at=None, version=2, tags=("a", "b"))
+    page = rec._repr_html_()
+    assert page.startswith("<table>") and "&lt;script&gt;x&lt;/script&gt; 咖啡" in page and "<script>" not in page
+    assert "1970-01-02 00:00" in page and "a, b" in page and "u&lt;1&gt;" in page
+    hit = MemoryHit(record=rec, score=0.123456, relevance=0.5, dense_score=None, keyword_score=1.0)
+    assert "<th>score</th>" in hit._repr_html_() and "0.1235" in hit._repr_html_()
+    ver = MemoryVersion(memory_id="m1", version=1, content="old & gone", created_at=0, note="moved")
+    assert "old &amp; gone" in ver._repr_html_() and "moved" in ver._repr_html_()
+    stats = StoreStats(total_active=1, by_type={"permanent": 1}, by_user={"u": 1}, vector_points=1, versions=2,
+                       deleted=0, disk_bytes=10, warnings=["too <big>"])
+    assert "by tier" in stats._repr_html_() and "too &lt;big&gt;" in stats._repr_html_()

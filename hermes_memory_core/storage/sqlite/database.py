@@ -14,7 +14,9 @@ no ``-wal`` (a cleanly closed store) on read-only media, or with no writer possi
 through them (nothing there can change); when writers share the file it is read as they read it (SQLite keeps its
 ``-shm`` index); otherwise (a ``-wal`` left by a killed writer: a reader would rebuild its index; or a ``-wal``
 without its ``-shm`` on read-only media) the database and its log are copied into a private temporary folder and
-read there (``immutable`` would skip the log's commits).
+read there (``immutable`` would skip the log's commits). Beside a live process that holds the store (a running
+app, :func:`~hermes_memory_core.storage.lock.held_by_writer`) it is read through that process's log and index, as
+its own readers read it: every snapshot consistent, nothing in the store's files changed.
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ class SQLiteDatabase:
 
     def _read_only_uri(self) -> str:
         """How to open the file without writing to it (module docstring)."""
+        from hermes_memory_core.storage.lock import held_by_writer
         from hermes_memory_core.storage.read_only import folder_writable, read_only_error
 
         if not self.path.is_file():
@@ -136,7 +139,9 @@ class SQLiteDatabase:
         wal, shm = (self.path.with_name(self.path.name + suffix) for suffix in ("-wal", "-shm"))
         writable = folder_writable(self.path.parent)
         path, extra = self.path, ""
-        if not wal.exists():
+        if writable and held_by_writer(self.path.parent):
+            pass  # beside a running app that holds the store: read as its own readers do, through its log
+        elif not wal.exists():
             if not writable or self._alone:
                 extra = "&immutable=1"
         elif (shm.exists() and not writable) or (writable and not self._alone):
