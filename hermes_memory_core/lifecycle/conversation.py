@@ -35,6 +35,7 @@ from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.text.questions import is_question, question_key
 from hermes_memory_core.trust.injection import conversation_line_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
@@ -89,6 +90,10 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
     ids: list[str] = []
     batch_remarks: dict[str, int] = {}
     for turn in turns:
+        # the assistant's reply to a turn in which the user only asked is an answer drawn from memory, not news
+        asked = [m for m in turn if speaker(m.role) == "user" and m.content.strip()]
+        answers_question = bool(asked) and all(is_question(m.content) for m in asked)
+        question = question_key(" ".join(m.content for m in asked)) if answers_question else ""
         for index, message in enumerate(turn):
             role = speaker(message.role)
             text = " ".join(message.content.split())
@@ -110,6 +115,8 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
                 batch_remarks[remark] = len(items)
                 meta = {"kind": CONVERSATION_KIND, "role": role, "turn": message.turn, "remark": remark,
                         "source": "conversation"}
+                if role == "assistant" and answers_question:
+                    meta.update(answers="question", question=question)
                 items.append(MemoryItem(piece, user_id, session_id, MemoryType.SHORT_TERM, CONVERSATION_IMPORTANCE,
                                         (), meta, message.created_at or None))
                 ids.append(mid)

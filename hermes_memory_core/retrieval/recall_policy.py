@@ -18,14 +18,16 @@ fusion, so it never sets the scale the other candidates are measured on).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from hermes_memory_core.text.bilingual import ZH_STOPWORDS, default_dictionary
 from hermes_memory_core.text.language import language_of
-from hermes_memory_core.text.questions import is_question
+from hermes_memory_core.text.questions import is_question, question_key
 from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["GENERIC_TERMS", "RESTATED_SHARE", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering"]
+__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering", "without_weak_lines"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -111,17 +113,54 @@ GENERIC_TERMS = frozenset(tokenize(
 ))
 
 
+#: Chinese words that name no subject of their own (beside the dictionary's function and question words).
+GENERIC_ZH = frozenset("用户 喜欢 最喜欢 知道 记得 告诉 说过 名字 类型 东西 现在 以前 平时 一般 经常 通常 多大 多长 多高 多重 "
+                       "最 做 用 户 吃 穿 叫 姓 号 码 大 小 事".split())
+
+
 def focus_terms(query: str) -> frozenset[str]:
-    """The words a line must share with ``query`` to be about what it asks: its keyword terms (with the English
-    dictionary terms of a Chinese question) other than :data:`GENERIC_TERMS`, question words and the subject."""
-    zh = language_of(query) == "zh"
-    terms = [t for t in query_terms(query, cross_language=True) if t not in GENERIC_TERMS]
-    if zh:  # a Chinese question's single characters and character pairs are its tokenizer's, not its focus
-        terms = [t for t in terms if t.isascii() or len(t) >= 2]
-    return frozenset(terms)
+    """The words a line must share with ``query`` to be about what it asks: its English keyword terms other than
+    :data:`GENERIC_TERMS` and the subject, and their Chinese headwords; for a Chinese question, its dictionary words other than function,
+    question and generic words (:data:`GENERIC_ZH`), and their English terms."""
+    if language_of(query) != "zh":
+        english = [t for t in query_terms(query, cross_language=False) if t not in GENERIC_TERMS]
+        chinese = [w for w in default_dictionary().chinese_terms(" ".join(english)) if len(w) >= 2]
+        return frozenset([*english, *chinese])
+    words = [w for w in default_dictionary().segment(query) if w not in GENERIC_ZH and w not in ZH_STOPWORDS]
+    glosses = tokenize(" ".join(default_dictionary().english_terms(" ".join(words))))
+    return frozenset([*words, *(t for t in glosses if t not in GENERIC_TERMS)])
 
 
 def covers_focus(hit: MemoryHit, focus: frozenset[str]) -> bool:
-    """Whether a recalled line shares a focus word with the question (its own words, or its English dictionary
-    terms for a Chinese line)."""
-    return bool(focus) and not focus.isdisjoint(document_terms(hit.content))
+    """Whether a recalled line shares a focus word with the question: a word of its own or of its English dictionary
+    terms, or, for a Chinese focus word, one of its topical characters (Chinese words that share a character often
+    share a topic: 周末 weekend, 每周六 every Saturday)."""
+    if not focus:
+        return False
+    words = set(document_terms(hit.content))
+    return any(w in words or (not w.isascii() and any(ch in hit.content for ch in _topical(w))) for w in focus)
+
+
+def _topical(word: str) -> str:
+    """The characters of a Chinese word that carry its topic (周末 and 每周六 share 周; 的 or 用 share nothing)."""
+    return "".join(ch for ch in word if ch not in ZH_STOPWORDS and ch not in GENERIC_ZH)
+
+
+def answers_a_question(record: MemoryRecord, query: str) -> bool:
+    """Whether ``record`` is the assistant's answer to a turn in which the user only asked (marked
+    ``answers == "question"`` when the turn was kept): drawn from memory, newer than what it was drawn from, and found
+    by the words of the question it answered, it would outrank the lines that hold the evidence. Recall of a question
+    about the user or a third party leaves it out before fusion; a question to the assistant ("what did you
+    suggest?") keeps it, and so does the same question asked again (``query``: its answer then is the best answer
+    now)."""
+    return (record.is_conversation and record.role == "assistant" and record.metadata.get("answers") == "question"
+            and record.metadata.get("question") != question_key(query))
+
+
+def without_weak_lines(hits: list[MemoryHit], focus: frozenset[str], floor: float,
+                       keep: Callable[[MemoryHit], bool] = lambda _h: False) -> list[MemoryHit]:
+    """``hits`` without the lines below the first that match the question weakly (a dense confidence under
+    ``floor``) and share no focus word with it: they fill a block without answering. Lines the keyword leg alone
+    found (no confidence), the first line and those ``keep`` says (the facts on the question's topics) stay."""
+    return hits[:1] + [h for h in hits[1:] if h.confidence is None or h.confidence >= floor
+                       or covers_focus(h, focus) or keep(h)]

@@ -40,6 +40,7 @@ from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.lifecycle.classifier import fact_key_of
+from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.as_of import search_as_of
@@ -47,11 +48,13 @@ from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, 
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.recall_policy import (
+    answers_a_question,
     asked,
     covers_focus,
     distinct,
     focus_terms,
     without_unanswering,
+    without_weak_lines,
 )
 from hermes_memory_core.retrieval.translation import (
     TRANSLATED_CROSS_DENSE_WEIGHT,
@@ -63,6 +66,7 @@ from hermes_memory_core.retrieval.translation import (
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
 from hermes_memory_core.text.perspective import has_first_person, to_third_person
+from hermes_memory_core.text.questions import question_key
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
@@ -94,6 +98,7 @@ class _Request:
     now_given: bool
     min_score: float | None
     answers_only: bool = False
+    own_words_only: bool = False
 
 
 def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
@@ -108,7 +113,11 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
 
 #: Above the relevance floor, a match this much weaker than a clear one (calibrated z) is kept only when a line
 #: shares a focus word with the question (:func:`~hermes_memory_core.retrieval.recall_policy.covers_focus`).
-FOCUS_MARGIN = 0.9
+FOCUS_MARGIN = 2.0
+
+#: A line in the other language than the question's, which shares no focus word with it, is kept on a match this much
+#: above the relevance floor.
+CROSS_FOCUS_MARGIN = 1.0
 
 #: Search with dense confidences computed and no floor (recall applies its own).
 _NO_FLOOR = -1e9
@@ -283,7 +292,7 @@ class Searcher:
             return []
         if r.as_of is not None:
             return self.run_as_of(r.text, r.flt, r.k, r.at if r.now_given else r.as_of, r.as_of, who, llm)
-        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score, r.answers_only)
+        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score, r.answers_only, r.own_words_only)
 
     def run_as_of(
         self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
@@ -297,13 +306,16 @@ class Searcher:
 
     def run(
         self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None, min_score: float | None = None,
-        answers_only: bool = False,
+        answers_only: bool = False, own_words_only: bool = False,
     ) -> list[MemoryHit]:
         """Search validated arguments: both legs, fusion, the floor, the hits' records, their access counts.
 
         ``answers_only`` (recall): lines the user said that only asked leave the candidates before fusion
         (:func:`~hermes_memory_core.retrieval.recall_policy.asked`): questions look alike, so an earlier one would
-        be the best match and set the scale every other candidate is measured on."""
+        be the best match and set the scale every other candidate is measured on. ``own_words_only`` (recall of a
+        question that does not speak to the assistant): so do the assistant's answers to such questions
+        (:func:`~hermes_memory_core.retrieval.recall_policy.answers_a_question`), drawn from memory and found by the
+        question they answered."""
         engine = self.engine
         weights = engine.config.ranking
         n = max(weights.min_candidates, k * weights.candidate_multiplier)
@@ -316,8 +328,8 @@ class Searcher:
         cosines = dict(engine.dense_candidates(query_vec, n, flt))
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked
-        spoken = (dict(engine.dense_candidates(engine.embedder.embed_query(text), n, flt))
-                  if about_user != text else {})
+        spoken_vec = engine.embedder.embed_query(text) if about_user != text else None
+        spoken = dict(engine.dense_candidates(spoken_vec, n, flt)) if spoken_vec is not None else {}
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
@@ -346,13 +358,38 @@ class Searcher:
         candidates = {*cosines, *found_by_cross, *by_keyword, *spoken}
         fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
         if answers_only:
-            lines = [mid for mid in candidates if mid in fields and fields[mid].dialogue]
-            said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
-            for mid, rec in said.items():
-                if asked(rec):
-                    candidates.discard(mid)
-                    cosines.pop(mid, None)
-                    found_by_cross.discard(mid)
+            dropped: set[str] = set()
+            fresh = set(candidates)
+            for more in (2, 0):  # lines left out took places in each leg's list: those places are filled once
+                lines = [mid for mid in fresh if mid in fields and fields[mid].dialogue]
+                said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
+                dropped.update(mid for mid, rec in said.items()
+                               if asked(rec) or (own_words_only and answers_a_question(rec, text)))
+                if not more or not dropped:
+                    break
+                wider = n + more * len(dropped)
+                legs: list[tuple[dict[str, float], Any]] = [(cosines, query_vec), (spoken, spoken_vec)]
+                for leg, vec in legs:
+                    if vec is not None:
+                        leg.update((mid, c) for mid, c in engine.dense_candidates(vec, wider, flt) if mid not in leg)
+                keyword = engine.keyword_candidates(
+                    flt.user_id, terms, wider, flt.for_rows(at), context_weight=weights.keyword_context_weight)
+                fresh = {*cosines, *spoken, *(mid for mid, _ in keyword)} - candidates
+                candidates |= fresh
+                fields.update(engine.rank_rows(list(fresh), flt.user_id, now=at) if fresh else {})
+            asked_again = question_key(text)
+            if any(asked(rec) and question_key(rec.content) == asked_again
+                   for rec in engine.hit_records(flt.user_id, list(dropped), fields, at).values()):
+                # the same question asked before: the reply it got then answers it now, whatever it shares with it
+                reply = engine.find_by_metadata(flt.user_id, "question", asked_again, [MemoryType.SHORT_TERM])
+                if reply is not None and reply not in candidates:
+                    candidates.add(reply)
+                    fields.update(engine.rank_rows([reply], flt.user_id, now=at))
+            for mid in dropped:
+                candidates.discard(mid)
+                cosines.pop(mid, None)
+                spoken.pop(mid, None)
+                found_by_cross.discard(mid)
             keyword = [(mid, score) for mid, score in keyword if mid in candidates]
         for mid, cosine in spoken.items():
             if mid in fields and fields[mid].dialogue:
@@ -518,7 +555,8 @@ class Searcher:
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
         request = replace(self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range,
                                         now, None if floor is None else _NO_FLOOR, None, who),
-                          answers_only=not asks_about_talk(query))
+                          answers_only=not asks_about_talk(query),
+                          own_words_only=not asks_about_talk(query) and not _ADDRESSED.search(query))
         found = self._execute(request, who, llm)
         # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
         # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
@@ -536,17 +574,29 @@ class Searcher:
             request = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
             found = self._execute(request, who, llm)
             hits = usable(found)
+        # the reply the user got when they asked this same question before answers it now
+        asked_before = question_key(query)
+        repeat = [h for h in hits if h.record.metadata.get("question") == asked_before]
+        hits = repeat + [h for h in hits if h not in repeat]
         topics = question_topics(query)
+        if topics and plain:  # the user's current fact on the topic is its answer, however far down it ranked
+            hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
         about_user = about_user_alone(query)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
-        answered = bool(ordered) and _on_topic(ordered[0], topics)
+        answered = bool(ordered) and (_on_topic(ordered[0], topics) or bool(repeat))
         talk = asks_about_talk(query) and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
-        if floor is not None and not answered and not talk and floor <= best < floor + FOCUS_MARGIN:
+        addressed = bool(_ADDRESSED.search(query))  # "what did you suggest?": the assistant's lines are the evidence
+        if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
             # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
             # type?" is not answered by the lines that merely sound like a question about the user)
+            # (a line in the other language, where shared words are only the dictionary's guess, may stand on a
+            # clearer match instead)
             focus = focus_terms(to_third_person(query, keep_requests=True))
-            if focus and not any(covers_focus(h, focus) for h in hits):
+            ql, family = language_of(query), subject_family(query)
+            if focus and not any(covers_focus(h, focus) or (family is not None and subject_family(h.content) == family)
+                                 or (language_of(h.content) != ql and (h.confidence or 0.0) >= floor + CROSS_FOCUS_MARGIN)
+                                 for h in hits):
                 return standing
         if floor is not None and not answered and not talk and best < floor:
             unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
@@ -557,7 +607,28 @@ class Searcher:
             ordered = said_about_first(ordered, query)
         kept = {h.id for h in standing}
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
+        if floor is not None and not talk:
+            recalled = without_weak_lines(recalled, focus_terms(to_third_person(query, keep_requests=True)), floor,
+                                          lambda h: _on_topic(h, topics))
         return standing + [h for h in recalled if h.id not in kept][:k]
+
+    def _topic_facts(self, user_id: str, topics: frozenset[str], tiers: list[MemoryType], now: float | None,
+                     hits: list[MemoryHit], who: Caller) -> list[MemoryHit]:
+        """The user's current memories keyed by one of ``topics`` themselves (``residence``, ``occupation``: one value
+        each) that ``hits`` lack, as hits scored like the best of them: a question about where the user lives gets the
+        current residence whatever the ranking made of its wording ("The user moved from Berlin to Munich")."""
+        engine = self.engine
+        ids = [mid for tier in tiers if tier is not MemoryType.SHORT_TERM
+               for mid in engine.find_by_metadata_values(user_id, "fact_key", sorted(topics), tier).values()]
+        held = {h.id for h in hits}
+        wanted = [mid for mid in ids if mid not in held]
+        if not wanted:
+            return []
+        records = engine.active_records(wanted, user_id, now=engine.now(v.check_timestamp(now, "now")))
+        top = max((h.score for h in hits), default=1.0)
+        found = [MemoryHit(records[mid], top, 1.0, None, None, None, False) for mid in wanted if mid in records]
+        engine.note_access([h.record for h in found], user_id, who)
+        return found
 
     def _standing(self, user_id: str, now: float | None) -> list[MemoryHit]:
         """The user's current preferences about replies (language, length, tone, format: the keys of

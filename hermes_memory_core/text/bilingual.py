@@ -34,6 +34,7 @@ from hermes_memory_core.text.patterns import compile_table
 __all__ = [
     "CEDICT_LICENSE",
     "SHIPPED_TERMS",
+    "ZH_STOPWORDS",
     "BilingualDictionary",
     "DictionaryUnavailableError",
     "cedict_path",
@@ -97,6 +98,9 @@ _TRANSLIT = frozenset(
     雅亚娅扬耶伊尤约泽詹珍朱卓兹佐"""
 )
 
+
+#: Chinese function, question and measure words (no topic of their own), for other rooms to read.
+ZH_STOPWORDS = _ZH_STOP
 
 _PRONOUNS = frozenset("我你他她它您")
 

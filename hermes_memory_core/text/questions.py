@@ -12,10 +12,11 @@ expressions a sentence).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
-__all__ = ["is_question", "question_sentences", "sentences", "without_questions"]
+__all__ = ["is_question", "question_key", "question_sentences", "sentences", "without_questions"]
 
 #: Sentence ends: the mark stays with its sentence.
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[…])\s+")
@@ -94,3 +95,10 @@ def without_questions(text: str) -> str:
         return text
     joiner = "" if kept and all(_CJK.search(s) for s in kept) else " "
     return joiner.join(kept)
+
+
+def question_key(text: str) -> str:
+    """A short key of a question's words (case, punctuation and spacing aside): two askings of the same question
+    have the same key ("What instrument should I learn?" / "what instrument should I learn")."""
+    words = " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+    return hashlib.sha256(words.encode()).hexdigest()[:16]

@@ -97,7 +97,7 @@ def test_pyproject_declares_the_extra_and_entry_points() -> None:
     assert project["name"] == DISTRIBUTION
     assert any(dep.startswith(f"{DISTRIBUTION}[") and "mcp" in dep for dep in extras["dev"])
     eps = project["entry-points"]
-    assert eps["hermes_memory.cli"] == {"agents": "hermes_memory_agents.cli:register"}
+    assert eps["hermes_memory.cli"]["agents"] == "hermes_memory_agents.cli:register"
     assert importlib.metadata.EntryPoint("agents", eps["hermes_memory.cli"]["agents"], "hermes_memory.cli").load() is register
     assert eps["hermes_agent.memory_providers"] == {"hermes_memory": "hermes_memory_agents.hermes_plugin"}
     assert importlib.util.find_spec("hermes_memory_agents.hermes_plugin") is not None
