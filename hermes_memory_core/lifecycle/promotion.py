@@ -188,7 +188,10 @@ def remember(
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
     classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
     stated = without_questions(content)
-    if not stated.strip():  # a question holds no fact about the user: nothing to remember
+    if not stated.strip():  # a question holds no fact about the user: nothing to remember (an attack is named so)
+        verdict = check_memory_write(content, source)
+        if not verdict.allow_long_term:
+            return RememberResult(None, MemoryType.SHORT_TERM, verdict.reason, RememberAction.REJECTED)
         return RememberResult(None, MemoryType.SHORT_TERM, QUESTION_REASON, RememberAction.SKIPPED)
     plans = []
     parts, own = split_facts(stated), False
@@ -402,7 +405,7 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     if target is None and topic is not None:
         # one fact, whoever worded it and in which language ("用户住在北京" / "I moved to Shanghai"); a statement
         # of a keyed fact never changes a memory of another fact, however many words or places they share
-        target, how = same_fact_target(engine, item.user_id, topic, lasting), "superseded"
+        target, how = same_fact_target(engine, item.user_id, topic, (tier,)), "superseded"
     elif target is None and p.change:
         target, how = find_change_target(engine, item.user_id, item.content, lasting), "changed"
     if target is None:

@@ -66,7 +66,11 @@ def test_bilingual_fact_set(real_embedder: Embedder) -> None:
     assert summary["cross"]["top1"] >= 0.75 and summary["cross"]["r5"] >= 0.95  # measured 0.787 / 0.963
     assert summary["same"]["top1"] >= 0.95 and summary["same"]["r5"] >= 0.975  # measured 0.950 / 0.975
     related = (summary["cross"]["recall_keeps_fact"] + summary["same"]["recall_keeps_fact"]) / 2
-    assert related >= 0.95  # recall() still brings the right fact (measured 0.969)
+    # recall() still brings the right fact (measured 0.969 before the focus-word judgement, 0.944 with it: a weak
+    # cross-language match that shares no word with its question is now sometimes left out) ...
+    assert related >= 0.94
+    # ... and in exchange questions about the user never stored get silence more often (0.083 before, 0.292 now)
+    assert result["unrelated_recall_nothing"]["unstored"] >= 0.25
     assert result["unrelated_recall_nothing"]["off_topic"] >= 0.9  # measured 1.000
 
 

@@ -355,8 +355,12 @@ class TestKeywordIndex:
     def test_memories_of_one_moment_lend_no_context_to_each_other(self, store: SQLMetadataStore) -> None:
         add(store, rec(1, "The user drinks coffee", session="s", created=100), rec(2, "The user codes in Python", session="s", created=100))
         assert [n(i) for i, _ in search(store, "u1", tokenize_query("coffee"), 10)] == [1]
-        add(store, rec(3, "Which editor?", session="s", created=130))
-        assert {n(i) for i, _ in search(store, "u1", tokenize_query("editor"), 10)} == {1, 2, 3}
+        add(store, rec(3, "Which editor do you use?", session="s", created=130),
+            rec(4, "Neovim, always.", session="s", created=160))
+        # a question lends its words forward, to its answer, never back to the lines before it
+        assert {n(i) for i, _ in search(store, "u1", tokenize_query("editor"), 10)} == {3, 4}
+        add(store, rec(5, "I switched to Helix last week", session="s", created=190))
+        assert {n(i) for i, _ in search(store, "u1", tokenize_query("neovim"), 10)} == {3, 4, 5}
 
     def test_keyword_stats_reproduce_the_keyword_leg(self, store: SQLMetadataStore) -> None:
         from hermes_memory_core.retrieval.as_of import bm25
