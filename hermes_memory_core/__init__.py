@@ -29,6 +29,7 @@ from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
@@ -81,6 +82,7 @@ __all__ = [
     "WriteVerdict",
     "__version__",
     "check_memory_write",
+    "others_words",
     "cli_config",
     "cli_parent",
     "memory_line",

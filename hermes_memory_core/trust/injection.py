@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION, PRIVILEGE, REVEAL
 from hermes_memory_core.trust.injection_rules import RULES, SQUASHED
 from hermes_memory_core.trust.injection_world import WORLD_RULES, identifier_view, light_view
@@ -69,6 +70,9 @@ class WriteVerdict:
     allow_permanent: bool
     reason: str
     category: str = ""
+    #: False when the content is not the user's own words (:func:`~hermes_memory_core.trust.authority.others_words`):
+    #: a write path keeps it below what the user said — never the user's profile, facts or reply preferences.
+    own_words: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +162,20 @@ def check_memory_write(content: str, source: str = "user") -> WriteVerdict:
 
     Args:
         content: The text about to be stored.
-        source: ``"user"`` (said in chat) or ``"tool"`` (a tool result or system of record).
+        source: ``"user"`` (said in chat), ``"tool"`` (a tool result or system of record) or ``"quoted"``
+            (:data:`~hermes_memory_core.trust.authority.QUOTED`: words the user passed on, not their own). Content
+            that is not the user's own words (``"quoted"``, or ``"user"`` content that
+            :func:`~hermes_memory_core.trust.authority.others_words` reads as someone else's) is allowed as a
+            note only: ``allow_permanent`` and ``own_words`` False.
     """
     found = find_injection(content, source)
     if found is not None:
         return WriteVerdict(False, False, _REASONS[found.category], found.category)
     if source == "tool":
         return WriteVerdict(True, True, "tool result")
+    others = "quoted or pasted words, not the user's own" if source == QUOTED else others_words(content)
+    if others is not None:
+        return WriteVerdict(True, False, f"authority: {others}", own_words=False)
     low = fold(content)
     # A request ("remember that I …") is fine for long-term; the permanent tier wants a plain statement.
     if not _FIRST_PERSON.search(low) or _QUESTION.search(low):
