@@ -94,3 +94,35 @@ def test_the_model_tool_does_not_write_or_rewrite_as_the_user(tmp_path: Path, em
         assert not any("Swahili" in t for t in texts)
         assert not any(r.memory_type is MemoryType.PERMANENT and "Malta" in r.content
                        for r in mem.list_memories(user_id="u", memory_types=[MemoryType.PERMANENT])), fact
+
+
+# ------------------------------------------------------------------------------- class 4: reserved user ids
+
+RESERVED = ["langgraph.store", "langgraph.store.namespaces", "LangGraph.Store", " langgraph.store ",
+            "ｌａｎｇｇｒａｐｈ.store", "langgraph.store.anything", "langgraph\u200b.store"]
+
+
+@pytest.mark.parametrize("uid", RESERVED)
+def test_reserved_user_ids_are_refused_outside_the_store(uid: str, tmp_path: Path, embedder: Embedder) -> None:
+    from hermes_memory_core import InvalidInputError, reserved_user_ids
+    from hermes_memory_core.validation import check_user_id
+
+    with pytest.raises(InvalidInputError):
+        check_user_id(uid)
+    with reserved_user_ids():
+        assert check_user_id(uid) == uid
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder) as mem:
+        for call in (lambda: mem.search("x", user_id=uid), lambda: mem.recall("x", user_id=uid),
+                     lambda: mem.list_memories(user_id=uid), lambda: mem.remember("I like tea", user_id=uid)):
+            with pytest.raises(InvalidInputError):
+                call()
+
+
+def test_the_store_still_keeps_its_shared_items(tmp_path: Path, embedder: Embedder) -> None:
+    from langchain_hermes_memory import HermesStore
+
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder) as mem:
+        store = HermesStore(mem)
+        store.put(("shared", "docs"), "k", {"text": "office opens at nine"})
+        assert store.get(("shared", "docs"), "k") is not None
+        assert ("shared", "docs") in store.list_namespaces()
