@@ -30,7 +30,6 @@ from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.trust.authority import others_words
-from hermes_memory_core.validation import is_reserved_user_id, reserved_user_ids
 from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
@@ -46,6 +45,7 @@ from hermes_memory_core.types import (
     RememberAction,
     StoreStats,
 )
+from hermes_memory_core.validation import is_reserved_user_id, reserved_user_ids
 from hermes_memory_core.version import __version__
 
 #: The public names: these, and every error class (:data:`hermes_memory_core.errors.__all__`).

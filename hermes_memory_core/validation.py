@@ -24,11 +24,9 @@ from hermes_memory_core.errors import (
 from hermes_memory_core.types import MemoryItem, MemoryType
 
 __all__ = [
-    "RESERVED_USER_ID_PREFIXES",
-    "is_reserved_user_id",
-    "reserved_user_ids",
     "MAX_JSON_DEPTH",
     "RESERVED_METADATA_KEY",
+    "RESERVED_USER_ID_PREFIXES",
     "check_caller",
     "check_content",
     "check_flag",
@@ -50,6 +48,8 @@ __all__ = [
     "check_timestamp",
     "check_top_k",
     "check_user_id",
+    "is_reserved_user_id",
+    "reserved_user_ids",
     "typed_arguments",
 ]
 
