@@ -21,13 +21,13 @@ from hermes_memory_core import (
 from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesRetriever, HermesStore
 from langchain_hermes_memory.namespaces import SHARED_USER_ID, HermesNamespaceError
+from tests.conftest import ADMIN, make_config
 
 
 def _shared(mem: MemoryProvider) -> list[MemoryRecord]:
     """The store's shared items as the provider holds them (a reserved user id: only inside the store's scope)."""
     with reserved_user_ids():
         return mem.list_memories(user_id=SHARED_USER_ID)
-from tests.conftest import ADMIN, make_config
 
 ZH = {"coffee": "用户每天早上喝一杯美式咖啡", "city": "用户住在杭州，远程工作", "allergy": "用户对花生过敏",
       "hike": "用户周末喜欢去爬山", "japanese": "用户在学习日语，准备明年去东京", "cat": "用户养了一只叫豆豆的猫",
