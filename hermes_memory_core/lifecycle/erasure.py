@@ -76,6 +76,25 @@ def _erase_owned_elsewhere(engine: MemoryEngine, user_id: str) -> int:
     return erased
 
 
+def _forget_said(engine: MemoryEngine, rec: MemoryRecord) -> None:
+    """A conversation memory's words leave the session buffer it was kept from (see
+    :meth:`~hermes_memory_core.storage.sessions.SessionStore.blank_message`): found by its id, which derives from
+    ``(user, session, turn, message, piece)``."""
+    from hermes_memory_core.lifecycle.conversation import conversation_id
+
+    turn = rec.metadata.get("turn")
+    if not rec.is_conversation or rec.session_id is None or not isinstance(turn, int):
+        return
+    for said in engine.sessions.turns(rec.user_id, rec.session_id):
+        if not said or said[0].turn != turn:
+            continue
+        for index, message in enumerate(said):
+            pieces = range(len(message.content) // 600 + 2)  # a message is kept in pieces of at most 1,200 chars
+            if any(conversation_id(rec.user_id, rec.session_id, turn, index, p) == rec.id for p in pieces):
+                engine.sessions.blank_message(rec.user_id, rec.session_id, turn, index)
+                return
+
+
 def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> None:
     """Run ``callback(user_id)`` at the start of every ``purge_user`` on ``engine`` (a bound method is held weakly:
     an adapter that is gone is not called)."""
@@ -155,6 +174,7 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     with engine.write_lock:
         engine.need_open()
         engine.record_erasure(erasure)
+        _forget_said(engine, rec)  # before the rewrite, so the buffer's old bytes go with the row's
     left = _erase(engine, erasure)[1] or _settle(engine, erasure)
     if left:  # delete(hard=True) returns no report: say it where the caller's logs are
         log.warning("hermes_memory: memory %s is gone from every row and index, but the rewrite of the files is "
