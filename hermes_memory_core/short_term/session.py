@@ -180,9 +180,9 @@ class SessionMemory:
         if not msgs:
             return
         self._engine.need_open()
-        if self._engine.config.redact_session_messages:
-            msgs = [self._redacted(m) for m in msgs]
         store = self._sessions.store
+        if self._engine.config.redact_session_messages:
+            msgs = self._redacted_together(msgs)
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
                              self._engine.now())
         if turns[0] == 0 and self._sessions.on_new is not None:
@@ -192,7 +192,22 @@ class SessionMemory:
         if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
             self._sessions.on_overflow(self.user_id, self.session_id)
 
-    def _redacted(self, message: Message) -> Message:
+    def _redacted_together(self, msgs: list[Message]) -> list[Message]:
+        """The messages redacted (:meth:`_redacted`), and read together with their neighbours — the session's last
+        stored message included — so a number or credential split across two messages is caught in both (the stored
+        one is rewritten)."""
+        store = self._sessions.store
+        last = store.last_message(self.user_id, self.session_id)
+        texts = ([last[2].content] if last else []) + [m.content for m in msgs]
+        joined = self._engine.redact_joined(texts) if len(texts) > 1 else texts
+        out = [self._redacted(m, joined[i + (1 if last else 0)]) for i, m in enumerate(msgs)]
+        if last is not None and joined[0] != last[2].content:
+            turn, index, message = last
+            store.rewrite_message(self.user_id, self.session_id, turn, index, joined[0],
+                                  _swap(message.data, message.content, joined[0]))
+        return out
+
+    def _redacted(self, message: Message, content: str | None = None) -> Message:
         """The message with PII redacted in its content and in every string of its adapter payload."""
         redact = self._engine.redact_text
 
@@ -205,7 +220,9 @@ class SessionMemory:
                 return [walk(v) for v in value]
             return value
 
-        return Message(message.role, redact(message.content), walk(message.data), message.created_at, message.turn)
+        data = message.data if content is None else _swap(message.data, message.content, content)
+        return Message(message.role, redact(message.content if content is None else content), walk(data),
+                       message.created_at, message.turn)
 
     def view(self, all_turns: bool = False) -> SessionView:
         """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn
@@ -290,3 +307,16 @@ class SessionMemory:
     async def aflush(self) -> None:
         """Async twin of :meth:`flush`."""
         await asyncio.to_thread(self.flush)
+
+
+def _swap(value: Any, old: str, new: str) -> Any:
+    """``value`` (an adapter payload) with every string equal to ``old`` (or holding it) carrying ``new`` instead."""
+    if old == new:
+        return value
+    if isinstance(value, str):
+        return value.replace(old, new) if old and old in value else value
+    if isinstance(value, Mapping):
+        return {k: _swap(v, old, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_swap(v, old, new) for v in value]
+    return value
