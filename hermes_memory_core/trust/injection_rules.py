@@ -243,10 +243,22 @@ def _cn_order_to_assistant(m: re.Match[str], text: str) -> bool:
     return bool(_CN_CONDUCT.search(_clause_after(text, m.start())))
 
 
-def _standing_not_past(m: re.Match[str]) -> bool:
+_OWN_THINGS = re.compile(
+    r"\s+(?:your|yourself|your\s+own|his|her|their|them|him)\b(?!\s+(?:rules|instructions|guidelines|prompt|"
+    r"programming|training|policy|policies|filters|restrictions|limits|safety|system))"
+)
+_ADVICE_VERBS = frozenset({"trust", "believe", "follow", "use", "consider", "treat", "start", "end", "begin", "act",
+                           "assume", "agree", "listen", "say", "add", "include", "write", "talk", "speak"})
+
+
+def _standing_not_past(m: re.Match[str], text: str = "") -> bool:
     """"always mentioned", "never ending": a past or ongoing verb after a standing adverb reports, it does not
-    order (an order's verb is in its plain form: "always answer", "never mention")."""
-    return not re.search(r"(?:ed|ing)$", m.group("v"))
+    order (an order's verb is in its plain form: "always answer", "never mention"); "always trust your gut",
+    "never use her car": advice about the listener's own life or someone else's (not the assistant's rules)."""
+    verb = m.group("v")
+    if re.search(r"(?:ed|ing)$", verb):
+        return False
+    return not (verb in _ADVICE_VERBS and _OWN_THINGS.match(text, m.end("v")))
 
 
 _STANDING_GATE = Rule("standing-order", INSTRUCTION, re.compile(""), gated=True, bases=BEHAVIOUR_B)
@@ -311,6 +323,11 @@ RULES: tuple[Rule, ...] = (
         r"\byour\s+(?:new\s+|only\s+|real\s+|true\s+)?(?:job|task|role|purpose|goal|mission|function|instructions?|"
         r"rules?|name|identity|persona|directive|priority)\s+(?:is|are|will\s+be|shall\s+be)\b"
         r"|\byou(?:\s+are|'re)\s+(?:now|no\s+longer|henceforth|hereby)\b(?!\s*(?:[.!?,;:)]|$))"
+        r"(?!\s+(?:officially|finally|legally|truly|really|basically|technically|pretty|so|too|old|retired|married|"
+        r"engaged|divorced|done|ready|home|back|safe|free\s+to\s+go|a\s+(?:proud|certified|licensed|qualified|"
+        r"published|registered)|the\s+proud|(?:a\s+)?(?:mom|mum|mother|dad|father|parent|grandma|grandpa|"
+        r"grandmother|grandfather|homeowner|graduate|citizen|resident|member|aunt|uncle|auntie|bride|groom|wife|"
+        r"husband)\b))"
         r"|(?:from\s+now\s+on|going\s+forward|henceforth|from\s+(?:today|here\s+on|this\s+point))\s*,?\s+you(?:\s+are|'re|"
     r"\s+will\s+be|'ll\s+be)\b"
         r"|\b(?:you|the\s+(?:assistant|ai|bot|model))\s+(?:only\s+)?(?:work|works|answer|answers|report|reports|belong|"
@@ -403,7 +420,7 @@ RULES: tuple[Rule, ...] = (
           bases=frozenset({"answer", "respond", "reply", "talk", "speak", "act", "operate", "function", "behave", "do"})),
     Rule("standing-order", INSTRUCTION, _c(
         rf"(?:{TEMPORAL})\s*,?\s+(?:please\s+)?(?:you\s+)?(?P<v>{BEHAVIOUR_V})\b"), gated=True, bases=BEHAVIOUR_B,
-          check=lambda m, t: _standing_not_past(m) and _gate(_STANDING_GATE, m, t)),
+          check=lambda m, t: _standing_not_past(m, t) and _gate(_STANDING_GATE, m, t)),
     Rule("standing-order-tail", INSTRUCTION, _c(
         rf"\b(?P<v>{BEHAVIOUR_V})\b[^.;!?]{{0,60}}?\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+here\s+on|"
         r"for\s+the\s+rest\s+of\s+(?:this|our|the)\s+(?:chat|conversation|session)|in\s+(?:all|every)\s+future\s+\w+|"
