@@ -10,6 +10,7 @@ buffered. ``flush()`` waits for that work.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import ContentTooLongError, InvalidInputError
+from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
@@ -25,7 +26,9 @@ from hermes_memory_core.trust.injection import sanitize_summary
 from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
-__all__ = ["USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
+log = logging.getLogger("hermes_memory.session")
+
+__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
 
 #: Roles whose message opens a new turn; ``assistant``, ``tool``, ``system`` ... join the current one.
 USER_ROLES = frozenset({"user", "human"})
@@ -68,8 +71,10 @@ class SessionView:
 
 
 def _as_message(m: MessageLike, max_chars: int) -> Message:
-    """One validated message: role and content text (content at most ``max_chars``), data a JSON object of at most
-    four bytes per allowed character, nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep."""
+    """One validated message: role and content text, data a JSON object of at most four bytes per allowed character,
+    nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep. A content longer than ``max_chars``
+    (``max_message_chars``) does not fail the turn: it is kept cut to ``max_chars``, ending with :data:`CUT_NOTE`
+    (the strings of its payload too), and a warning is logged."""
     role: Any
     content: Any
     data: Any
@@ -88,10 +93,31 @@ def _as_message(m: MessageLike, max_chars: int) -> Message:
     if not role or len(role) > 64:
         raise InvalidInputError("message role must be 1-64 characters")
     text = check_text(content, "message content")
-    if len(text) > max_chars:
-        raise ContentTooLongError(f"a message has {len(text)} characters; the limit (max_message_chars) is {max_chars}")
+    if len(text) > max_chars:  # one long message never fails its turn: it is kept cut, and says so
+        log.warning("hermes_memory: a %s message of %d characters was kept cut to max_message_chars (%d)", role,
+                    len(text), max_chars)
+        data = _clip(data, max_chars)
+        text = _clip(text, max_chars)
     return Message(role, text, check_json(dict(data) if isinstance(data, Mapping) else data, "message data",
                                           4 * max_chars))
+
+
+def _clip(value: Any, max_chars: int) -> Any:
+    """``value`` with every string longer than ``max_chars`` cut to it, ending with :data:`CUT_NOTE`."""
+    if isinstance(value, str):
+        if len(value) <= max_chars:
+            return value
+        note = CUT_NOTE.format(n=len(value))
+        return value[: max(0, max_chars - len(note))] + note[: max_chars]
+    if isinstance(value, Mapping):
+        return {k: _clip(v, max_chars) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clip(v, max_chars) for v in value]
+    return value
+
+
+#: How a message cut to ``max_message_chars`` ends (``n``: its length as sent).
+CUT_NOTE = " … [cut: the message had {n} characters]"
 
 
 class Sessions:
