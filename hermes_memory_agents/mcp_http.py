@@ -16,9 +16,12 @@ token. Every HTTP request goes through :class:`HttpGuard`, in this order:
    JSON-RPC 2.0 object — a request or notification (``method`` a string, ``params`` an object or array, ``id`` a
    string or an integer) or a response (``id`` with ``result`` or ``error``) → else 400 ("Invalid Request").
    Batches are refused (400).
-4. **Sessions**: a POST that would open a session (no ``mcp-session-id``) is refused with 503 while
-   ``max_sessions`` sessions are open; a session counts from the response that issued its id until the client
-   deletes it, the server answers 404 for it, or it has been idle ``idle_seconds``.
+4. **Sessions**: at most ``max_sessions`` are open. A POST that would open one more (no ``mcp-session-id``)
+   first closes the session that has been idle longest (the guard sends the app a ``DELETE`` for it; its client
+   gets 404 next time and opens a new one, as MCP clients do), so no one holding the token can fill the cap and
+   lock the others out: a flood of new sessions only closes idle ones, and every client can always open a session.
+   A session counts from the response that issued its id until the client deletes it, the server answers 404 for
+   it, it is closed to make room, or it has been idle ``idle_seconds``.
 """
 
 from __future__ import annotations
@@ -188,11 +191,29 @@ class HttpGuard:
                 await _reply(send, 400, problem[1], code=problem[0])
                 return
             if session is None and self.open_sessions >= self.max_sessions:
-                await _reply(send, 503, f"Service Unavailable: {self.max_sessions} sessions are open; close one",
-                             [(b"retry-after", b"30")])
-                return
+                await self._close_idlest(scope)
             receive = _replay(body, receive)
         await self.app(scope, receive, self._tracking(send, session, method))
+
+    async def _close_idlest(self, scope: Scope) -> None:
+        """Close the session idle longest: forget it here and send the app a ``DELETE`` for it (its answer is
+        dropped; an app that fails it still loses the session from the count)."""
+        sid = min(self._sessions, key=lambda s: self._sessions[s])
+        del self._sessions[sid]
+        headers = [(k, v) for k, v in scope.get("headers") or () if k.lower() not in (b"mcp-session-id",
+                                                                                        b"content-length")]
+        closing = {**scope, "method": "DELETE", "headers": [*headers, (b"mcp-session-id", sid.encode("latin-1"))]}
+
+        async def nothing() -> MutableMapping[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def dropped(_message: MutableMapping[str, Any]) -> None:
+            return None
+
+        try:
+            await self.app(closing, nothing, dropped)
+        except Exception:  # noqa: BLE001 - the session is out of the count either way
+            pass
 
     def _tracking(self, send: Send, session: str | None, method: str) -> Send:
         async def tracked(message: MutableMapping[str, Any]) -> None:
