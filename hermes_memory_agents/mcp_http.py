@@ -26,6 +26,7 @@ token. Every HTTP request goes through :class:`HttpGuard`, in this order:
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -210,10 +211,8 @@ class HttpGuard:
         async def dropped(_message: MutableMapping[str, Any]) -> None:
             return None
 
-        try:
+        with contextlib.suppress(Exception):  # the session is out of the count either way
             await self.app(closing, nothing, dropped)
-        except Exception:  # noqa: BLE001 - the session is out of the count either way
-            pass
 
     def _tracking(self, send: Send, session: str | None, method: str) -> Send:
         async def tracked(message: MutableMapping[str, Any]) -> None:
