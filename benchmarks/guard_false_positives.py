@@ -8,7 +8,7 @@ Usage (the command line is a contract)::
 
 (``--data`` may be left out when ``$HERMES_LOCOMO_PATH`` names the file; without either only the corpus is read.)
 Prints, per source and together: lines, lines kept, the share kept, and each refused line with the rule that
-refused it. The bar (issue 41): at least 99.9% kept.
+refused it. The bar: at least 99.9% kept.
 """
 
 from __future__ import annotations
