@@ -68,17 +68,27 @@ _BLOCK_NAME = re.compile(r"(?i)/?\s*hermes[\W_]{0,3}memory")
 _DOTS = str.maketrans(dict.fromkeys("·・•‧∙⋅●◦‣⁃", ","))
 
 
+def _fold(ch: str) -> str:
+    """A look-alike of an ASCII letter, digit, ``_``, ``/``, ``:``, bracket or ``<``/``>`` (full-width, mathematical,
+    small forms) as that character; every other character (CJK punctuation included) as written."""
+    if ch.isascii():
+        return ch
+    folded = unicodedata.normalize("NFKC", ch)
+    return folded if len(folded) == 1 and folded.isascii() and (folded.isalnum() or folded in "_/:<>[]") else ch
+
+
 def _invisible(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn") or "\ufe00" <= ch <= "\ufe0f"
 
 
 def quote(text: str) -> str:
     """``text`` as one line that cannot close or open a block nor forge a label: invisible and control characters
-    dropped, NFKC (full-width and compatibility forms read as what they look like), whitespace collapsed, every
+    dropped, look-alikes of ASCII letters, digits and delimiters read as what they look like (other characters, CJK
+    punctuation included, as written), whitespace collapsed, every
     angle- or square-bracket look-alike made a round bracket, label dots made commas, a speaker label's colon
     ("assistant:", "[10:02] bob:", "系统：") made " -", and the block's name ("hermes_memory") written apart."""
-    text = "".join(ch for ch in text if ch in "\n\t" or not _invisible(ch))
-    text = unicodedata.normalize("NFKC", text).translate(_BRACKETS).translate(_DOTS)
+    text = "".join(_fold(ch) for ch in text if ch in "\n\t" or not _invisible(ch))
+    text = text.translate(_BRACKETS).translate(_DOTS)
     text = _LABEL.sub(lambda m: (m.group(1) or m.group(2)).rstrip() + " -", text)
     text = _BLOCK_NAME.sub(" Hermes memory", text)
     return _SPACE.sub(" ", text).strip()

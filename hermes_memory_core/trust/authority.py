@@ -38,7 +38,9 @@ _HEADINGS = (
     r"answer|q|a|re|me|i|myself|plan|goal|idea|tip|warning|important|step \d+|day \d+|example|result|results|"
     r"status|remember|correction|also|and|but|so|well|ok|okay|yes|no|hi|hello|hey|dear|thanks|time|date|place|"
     r"location|address|phone|email|name|age|weight|height|birthday|fun fact|breakfast|lunch|dinner|today|tomorrow|"
-    r"yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening|night|week|weekend"
+    r"yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening|night|week|weekend|please|"
+    r"ingredients|tip|tips|warning|problem|issue|fix|done|next|then|first|second|finally|why|how|what|when|where|"
+    r"pros|cons|reason|because|ps|news|fact|facts|quote|source|topic|agenda|menu|list|steps|recap|background"
 )
 _CN_HEADINGS = r"备注|注意|提醒|更新|补充|总结|问题|答案|我|本人|自己|今天|明天|昨天|早上|晚上|计划|目标|想法|地址|电话|名字|时间|地点|对了|另外"
 _STAMP = r"(?:\[[^\]\n]{1,30}\]|\(\d{1,2}[:.]\d{2}(?:[:.]\d{2})?\s*(?:am|pm)?\)|\d{1,2}[:.]\d{2}(?:[:.]\d{2})?\s*(?:am|pm)?)"
@@ -84,6 +86,10 @@ def others_words(text: str) -> str | None:
     norm = unicodedata.normalize("NFKC", text)
     for m in _SPEAKER.finditer(norm):
         name = (m.group("name") or m.group("nick") or m.group("stamped") or "").strip()
+        stamped = bool(m.group("stamped") or re.match(rf"\s*{_STAMP}", m.group()))
+        words = name.split()
+        if len(words) > 1 and not stamped and not all(w[:1].isupper() for w in words):
+            continue  # "Please remember: …", "My plan for today: …" are a lead-in, not a name ("Anna Lee: …" is)
         if name and not _NOT_A_SPEAKER.match(name) and not _DESCRIBED.match(name):
             return f"another speaker's words ({name!r} in a log or transcript), not the user's own"
     if _DOCUMENT.search(norm):
