@@ -331,16 +331,10 @@ class MemoryEngine(EngineOperations):
         credentials: :data:`~hermes_memory_core.trust.redaction.CREDENTIAL_KINDS`), and what was found."""
         if self._redactor is None:
             return content, {}
-        lasting = memory_type.value not in self.config.redact_tiers  # still loses credentials (CREDENTIAL_KINDS)
-        result = self._redactor.redact(content, CREDENTIAL_KINDS if lasting else None)
+        result = self._redactor.redact(content, None if memory_type.value in self.config.redact_tiers else CREDENTIAL_KINDS)
         if not result.text.strip():
             return content, {}
         return result.text, result.found
-
-    def redact_joined(self, texts: Sequence[str]) -> list[str]:
-        """Neighbouring texts (one turn's messages) redacted alone and read joined (see
-        :meth:`~hermes_memory_core.trust.redaction.Redactor.redact_joined`); unchanged when ``redact_pii`` is off."""
-        return list(texts) if self._redactor is None else self._redactor.redact_joined(texts)
 
     def redact_text(self, text: str) -> str:
         """Any text with PII replaced by placeholders (unchanged when ``redact_pii`` is off)."""

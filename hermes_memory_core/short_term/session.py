@@ -23,6 +23,7 @@ from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.trust.redaction import Redactor
 from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
@@ -145,6 +146,8 @@ class Sessions:
     ) -> None:
         self.engine = engine
         self.store = engine.sessions
+        #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
+        self.redactor = Redactor(engine.config.redact_kinds) if engine.config.redact_pii else None
         self.on_overflow = on_overflow
         self.wait = wait
         self.on_end = on_end
@@ -225,7 +228,8 @@ class SessionMemory:
         store = self._sessions.store
         last = store.last_message(self.user_id, self.session_id)
         texts = ([last[2].content] if last else []) + [m.content for m in msgs]
-        joined = self._engine.redact_joined(texts) if len(texts) > 1 else texts
+        redactor = self._sessions.redactor
+        joined = redactor.redact_joined(texts) if redactor is not None and len(texts) > 1 else texts
         out = [self._redacted(m, joined[i + (1 if last else 0)]) for i, m in enumerate(msgs)]
         if last is not None and joined[0] != last[2].content:
             turn, index, message = last
