@@ -11,7 +11,8 @@ token. Every HTTP request goes through :class:`HttpGuard`, in this order:
 2. **Token**: ``Authorization: Bearer <token>`` with the server's token (compared in constant time) → else 401
    with ``WWW-Authenticate: Bearer``. The token is generated on first use (:func:`load_or_create_token`: 32
    random bytes, URL-safe) into a file created ``0600`` — by default ``hermes.mcp-token`` in the data directory,
-   whose folder is ``0700`` — and read from there on later runs.
+   whose folder is ``0700``, or for a read-only store outside it (:func:`token_path`) — and read from there on
+   later runs.
 3. **Body** (POST): at most :data:`MAX_BODY_BYTES` (→ 413); UTF-8 JSON (→ 400, JSON-RPC "Parse error"); one
    JSON-RPC 2.0 object — a request or notification (``method`` a string, ``params`` an object or array, ``id`` a
    string or an integer) or a response (``id`` with ``result`` or ``error``) → else 400 ("Invalid Request").
@@ -27,6 +28,7 @@ token. Every HTTP request goes through :class:`HttpGuard`, in this order:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
 import json
 import os
@@ -44,6 +46,7 @@ __all__ = [
     "HttpGuard",
     "jsonrpc_problem",
     "load_or_create_token",
+    "token_path",
 ]
 
 TOKEN_FILE = "hermes.mcp-token"
@@ -53,6 +56,20 @@ DEFAULT_MAX_SESSIONS = 32
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def token_path(data_dir: Path, read_only: bool) -> Path:
+    """Where the HTTP server's token lives by default: ``hermes.mcp-token`` in the data directory — unless the store
+    is read-only (``read_only``, or a folder this process cannot write) and holds no token yet: then outside it, in
+    the user's runtime folder (``$XDG_RUNTIME_DIR``, else ``~/.cache``) under ``hermes-memory/``, named after the
+    store's folder, so a read-only store gets no byte written."""
+    data_dir = Path(data_dir)
+    inside = data_dir / TOKEN_FILE
+    if inside.exists() or not (read_only or not os.access(data_dir, os.W_OK)):
+        return inside
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or Path.home() / ".cache") / "hermes-memory"
+    digest = hashlib.sha256(str(data_dir.resolve()).encode("utf-8")).hexdigest()[:16]
+    return base / f"mcp-token-{digest}"
 
 
 def load_or_create_token(path: Path) -> str:

@@ -177,3 +177,18 @@ def test_token_file_is_generated_private_and_reused(tmp_path: Path) -> None:
     assert load_or_create_token(path) == token and stat.S_IMODE(path.stat().st_mode) == 0o600
     with pytest.raises(ValueError, match="16"):
         HttpGuard(_Backend(), token="short", port=PORT)
+
+
+def test_a_read_only_store_gets_no_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory_agents.mcp_http import TOKEN_FILE, token_path
+
+    store = tmp_path / "store"
+    store.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    outside = token_path(store, read_only=True)
+    assert store not in outside.parents
+    load_or_create_token(outside)
+    assert sorted(p.name for p in store.iterdir()) == []  # no byte written into the read-only store
+    assert token_path(store, read_only=False) == store / TOKEN_FILE
+    (store / TOKEN_FILE).write_text("x" * 40 + "\n")
+    assert token_path(store, read_only=True) == store / TOKEN_FILE  # an existing token is read where it is
