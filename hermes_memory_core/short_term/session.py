@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -75,7 +76,8 @@ def _as_message(m: MessageLike, max_chars: int) -> Message:
     """One validated message: role and content text, data a JSON object of at most four bytes per allowed character,
     nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep. A content longer than ``max_chars``
     (``max_message_chars``) does not fail the turn: it is kept cut to ``max_chars``, ending with :data:`CUT_NOTE`
-    (the strings of its payload too), and a warning is logged."""
+    (the strings of its payload too), and a warning is logged. Runs of invisible characters are dropped first
+    (:data:`_INVISIBLE_RUN`): a flood costs no later reader."""
     role: Any
     content: Any
     data: Any
@@ -93,7 +95,7 @@ def _as_message(m: MessageLike, max_chars: int) -> Message:
     role = check_text(role, "role").strip().lower()
     if not role or len(role) > 64:
         raise InvalidInputError("message role must be 1-64 characters")
-    text = check_text(content, "message content")
+    text = _INVISIBLE_RUN.sub("", check_text(content, "message content"))
     if len(text) > max_chars:  # one long message never fails its turn: it is kept cut, and says so
         log.warning("hermes_memory: a %s message of %d characters was kept cut to max_message_chars (%d)", role,
                     len(text), max_chars)
@@ -117,6 +119,11 @@ def _clip(value: Any, max_chars: int) -> Any:
     return value
 
 
+#: A run of four or more invisible characters (format characters, variation selectors, tag characters): a flood
+#: that would cost every later reader (the guard, the keyword index, the embedder) its time. Dropped from a message
+#: before it is stored; one or a few (an emoji's joiner, a bidi mark) stay.
+_INVISIBLE_RUN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                            "\U000e0000-\U000e007f\U000e0100-\U000e01ef]{4,}")
 #: How a message cut to ``max_message_chars`` ends (``n``: its length as sent).
 CUT_NOTE = " … [cut: the message had {n} characters]"
 

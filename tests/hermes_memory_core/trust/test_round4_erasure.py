@@ -49,3 +49,20 @@ def test_a_hard_deleted_line_does_not_come_back(when: str, tmp_path: Path, embed
         mem.flush()
         assert not any("locker" in t for t in _said(mem))
         assert "locker" not in _buffer(mem, "pool")
+
+
+def test_an_invisible_flood_costs_no_later_reader(tmp_path: Path, embedder: Embedder) -> None:
+    """Class 6: 90,000 invisible characters in one message are dropped before it is stored (a joiner or two stay)."""
+    import time
+
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder) as mem:
+        s = mem.session("u9", "flood")
+        flood = "see you" + "\u200b\u2063\ufe0f\U000e0041" * 22_500 + " at noon 👨\u200d👩\u200d👧"
+        s.add_messages([("user", flood), ("assistant", "Noon it is.")])
+        stored = s.view().messages[0].content
+        assert stored == "see you at noon 👨\u200d👩\u200d👧"
+        s.close()
+        mem.flush()
+        start = time.monotonic()
+        mem.recall("when do we meet?", user_id="u9")
+        assert time.monotonic() - start < 5
