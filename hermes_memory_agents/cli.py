@@ -57,12 +57,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     import anyio
 
     from hermes_memory_agents.mcp_server import (
-        TOKEN_FILE,
         build_server,
         load_or_create_token,
         mcp_missing,
         serve_stdio,
         serve_streamable_http,
+        token_path,
     )
     from hermes_memory_agents.tools import MemoryTools, ToolScope
     from hermes_memory_core import Caller, MemoryProvider
@@ -80,7 +80,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             anyio.run(serve_stdio, server)
         else:
-            token_file = Path(args.token_file) if args.token_file else mem.data_dir / TOKEN_FILE
+            token_file = Path(args.token_file) if args.token_file else token_path(mem.data_dir, mem.config.read_only)
             token = load_or_create_token(token_file)
             print(f"hermes-memory: serving MCP for user {args.user!r} at http://127.0.0.1:{args.port}/mcp; "
                   f'clients send the header "Authorization: Bearer <token>" with the token in {token_file}',

@@ -11,18 +11,24 @@ token. Every HTTP request goes through :class:`HttpGuard`, in this order:
 2. **Token**: ``Authorization: Bearer <token>`` with the server's token (compared in constant time) → else 401
    with ``WWW-Authenticate: Bearer``. The token is generated on first use (:func:`load_or_create_token`: 32
    random bytes, URL-safe) into a file created ``0600`` — by default ``hermes.mcp-token`` in the data directory,
-   whose folder is ``0700`` — and read from there on later runs.
+   whose folder is ``0700``, or for a read-only store outside it (:func:`token_path`) — and read from there on
+   later runs.
 3. **Body** (POST): at most :data:`MAX_BODY_BYTES` (→ 413); UTF-8 JSON (→ 400, JSON-RPC "Parse error"); one
    JSON-RPC 2.0 object — a request or notification (``method`` a string, ``params`` an object or array, ``id`` a
    string or an integer) or a response (``id`` with ``result`` or ``error``) → else 400 ("Invalid Request").
    Batches are refused (400).
-4. **Sessions**: a POST that would open a session (no ``mcp-session-id``) is refused with 503 while
-   ``max_sessions`` sessions are open; a session counts from the response that issued its id until the client
-   deletes it, the server answers 404 for it, or it has been idle ``idle_seconds``.
+4. **Sessions**: at most ``max_sessions`` are open. A POST that would open one more (no ``mcp-session-id``)
+   first closes the session that has been idle longest (the guard sends the app a ``DELETE`` for it; its client
+   gets 404 next time and opens a new one, as MCP clients do), so no one holding the token can fill the cap and
+   lock the others out: a flood of new sessions only closes idle ones, and every client can always open a session.
+   A session counts from the response that issued its id until the client deletes it, the server answers 404 for
+   it, it is closed to make room, or it has been idle ``idle_seconds``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import hmac
 import json
 import os
@@ -40,6 +46,7 @@ __all__ = [
     "HttpGuard",
     "jsonrpc_problem",
     "load_or_create_token",
+    "token_path",
 ]
 
 TOKEN_FILE = "hermes.mcp-token"
@@ -49,6 +56,20 @@ DEFAULT_MAX_SESSIONS = 32
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def token_path(data_dir: Path, read_only: bool) -> Path:
+    """Where the HTTP server's token lives by default: ``hermes.mcp-token`` in the data directory — unless the store
+    is read-only (``read_only``, or a folder this process cannot write) and holds no token yet: then outside it, in
+    the user's runtime folder (``$XDG_RUNTIME_DIR``, else ``~/.cache``) under ``hermes-memory/``, named after the
+    store's folder, so a read-only store gets no byte written."""
+    data_dir = Path(data_dir)
+    inside = data_dir / TOKEN_FILE
+    if inside.exists() or not (read_only or not os.access(data_dir, os.W_OK)):
+        return inside
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or Path.home() / ".cache") / "hermes-memory"
+    digest = hashlib.sha256(str(data_dir.resolve()).encode("utf-8")).hexdigest()[:16]
+    return base / f"mcp-token-{digest}"
 
 
 def load_or_create_token(path: Path) -> str:
@@ -188,11 +209,27 @@ class HttpGuard:
                 await _reply(send, 400, problem[1], code=problem[0])
                 return
             if session is None and self.open_sessions >= self.max_sessions:
-                await _reply(send, 503, f"Service Unavailable: {self.max_sessions} sessions are open; close one",
-                             [(b"retry-after", b"30")])
-                return
+                await self._close_idlest(scope)
             receive = _replay(body, receive)
         await self.app(scope, receive, self._tracking(send, session, method))
+
+    async def _close_idlest(self, scope: Scope) -> None:
+        """Close the session idle longest: forget it here and send the app a ``DELETE`` for it (its answer is
+        dropped; an app that fails it still loses the session from the count)."""
+        sid = min(self._sessions, key=lambda s: self._sessions[s])
+        del self._sessions[sid]
+        headers = [(k, v) for k, v in scope.get("headers") or () if k.lower() not in (b"mcp-session-id",
+                                                                                        b"content-length")]
+        closing = {**scope, "method": "DELETE", "headers": [*headers, (b"mcp-session-id", sid.encode("latin-1"))]}
+
+        async def nothing() -> MutableMapping[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def dropped(_message: MutableMapping[str, Any]) -> None:
+            return None
+
+        with contextlib.suppress(Exception):  # the session is out of the count either way
+            await self.app(closing, nothing, dropped)
 
     def _tracking(self, send: Send, session: str | None, method: str) -> Send:
         async def tracked(message: MutableMapping[str, Any]) -> None:

@@ -32,7 +32,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hermes_memory_agents.mcp_http import DEFAULT_MAX_SESSIONS, TOKEN_FILE, HttpGuard, load_or_create_token
+from hermes_memory_agents.mcp_http import DEFAULT_MAX_SESSIONS, TOKEN_FILE, HttpGuard, load_or_create_token, token_path
 from hermes_memory_agents.tools import FORGET, SEARCH, MemoryTools
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "mcp_missing",
     "serve_stdio",
     "serve_streamable_http",
+    "token_path",
 ]
 
 #: The MCP library's loggers that report a client going away as an error with a traceback.

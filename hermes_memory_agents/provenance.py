@@ -16,7 +16,11 @@ A tool call is the model's text. Before it may become a permanent fact on the st
 4. **Not negated or hypothetical.** Nothing before it in its sentence denies, doubts or supposes it ("it is not
    true that", "I never said", "if", "imagine", "不是", "假如" …), and nothing after it takes it back ("— not",
    "just kidding", "is false", "开玩笑的", "是假的").
-5. **Not part of a pasted document.** Its paragraph is at most :data:`MAX_PARAGRAPH` characters, and a message
+5. **Not in a message that holds someone else's words**: a message that
+   :func:`hermes_memory_core.trust.authority.others_words` reads as a log with other speakers ("[10:02] bob: …"), a
+   pasted e-mail or document, a tool's or another agent's output, or words handed on ("my colleague wrote: …") is
+   not searched at all.
+6. **Not part of a pasted document.** Its paragraph is at most :data:`MAX_PARAGRAPH` characters, and a message
    of more than :data:`MAX_MESSAGE` characters counts only in its first paragraph (the user's own note before a
    paste).
 
@@ -30,6 +34,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from hermes_memory_core import others_words
 
 __all__ = ["MAX_MESSAGE", "MAX_PARAGRAPH", "MIN_COVERAGE", "Statement", "own_statement", "without_fragment"]
 
@@ -159,8 +165,8 @@ def own_statement(content: str, messages: Iterable[str]) -> Statement | None:
     if len(needle) < 6 and len(re.findall(r"[\u4e00-\u9fff]", needle)) < 4:
         return None
     for message in messages:
-        if not isinstance(message, str):
-            continue
+        if not isinstance(message, str) or others_words(message) is not None:
+            continue  # a log with other speakers, a pasted e-mail, a tool's output: none of it is the user's word
         for para, own in _paragraphs(message):
             if not own:
                 continue

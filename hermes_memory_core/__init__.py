@@ -30,6 +30,7 @@ from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
@@ -45,6 +46,7 @@ from hermes_memory_core.types import (
     RememberAction,
     StoreStats,
 )
+from hermes_memory_core.validation import is_reserved_user_id, reserved_user_ids
 from hermes_memory_core.version import __version__
 
 #: The public names: these, and every error class (:data:`hermes_memory_core.errors.__all__`).
@@ -84,6 +86,9 @@ __all__ = [
     "__version__",
     "aturn_context",
     "check_memory_write",
+    "others_words",
+    "is_reserved_user_id",
+    "reserved_user_ids",
     "cli_config",
     "cli_parent",
     "memory_line",

@@ -61,7 +61,7 @@ from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.trust.redaction import Redactor, log_redactions
+from hermes_memory_core.trust.redaction import CREDENTIAL_KINDS, Redactor, log_redactions
 from hermes_memory_core.types import CONVERSATION_KIND, AccessAction, MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["METADATA_FILE", "VECTORS_DIR", "MemoryEngine", "build_metadata_store", "payload"]
@@ -327,10 +327,11 @@ class MemoryEngine(EngineOperations):
         )
 
     def redact(self, content: str, memory_type: MemoryType) -> tuple[str, dict[str, int]]:
-        """Content with PII replaced by placeholders where the config redacts this tier, and what was found."""
-        if self._redactor is None or memory_type.value not in self.config.redact_tiers:
+        """Content with PII replaced by placeholders where the config redacts this tier (every tier loses
+        credentials: :data:`~hermes_memory_core.trust.redaction.CREDENTIAL_KINDS`), and what was found."""
+        if self._redactor is None:
             return content, {}
-        result = self._redactor.redact(content)
+        result = self._redactor.redact(content, None if memory_type.value in self.config.redact_tiers else CREDENTIAL_KINDS)
         if not result.text.strip():
             return content, {}
         return result.text, result.found

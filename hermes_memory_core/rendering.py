@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,12 +49,49 @@ __all__ = [
 MEMORY_BLOCK_START = "<hermes_memory>"
 MEMORY_BLOCK_END = "</hermes_memory>"
 _SPACE = re.compile(r"\s+")
-_BRACKETS = str.maketrans({"<": "‹", ">": "›", "\u2028": " ", "\u2029": " "})
+#: Every character that can read as an angle bracket (``<`` ``>`` and their look-alikes in any script or width) and
+#: every square bracket (a label's ``[ ]``): inside a memory they become round brackets, so no stored text can open
+#: or close the block, or put a ``[label]`` of its own in front of words.
+_OPENERS = "<‹«〈《⟨⟪＜﹤ᐸ˂❬❮⧼⦉⦑⊰≺⋖〈〈〔〘［[【〖〚⟦⦋⦍⦏｢「『"
+_CLOSERS = ">›»〉》⟩⟫＞﹥ᐳ˃❭❯⧽⦊⦒⊱≻⋗〉〉〕〙］]】〗〛⟧⦌⦎⦐｣」』"
+_BRACKETS = str.maketrans({**dict.fromkeys(_OPENERS, "("), **dict.fromkeys(_CLOSERS, ")"), "\u2028": " ",
+                          "\u2029": " "})
+#: A speaker or block label written inside a memory ("assistant:", "System：", "[10:02] bob:", "用户：") and the
+#: block's own name: the colon after a label-like word becomes " -", and the name loses its underscore.
+_LABEL = re.compile(
+    r"(?i)(?<![\w'])((?:user|assistant|system|developer|human|ai|bot|model|tool|function|operator|admin|"
+    r"administrator|moderator|hermes|memory|fact|profile|note|instruction|instructions|the\s+(?:user|assistant)"
+    r"(?:\s+said)?|[^\W\d][\w.-]{0,23})\s*)[:：﹕︓∶꞉˸]+(?!//)"
+    r"|(用户|助手|系统|管理员|开发者|机器人|模型|工具|客服|事实|资料|笔记)\s*[:：﹕︓∶꞉˸]+"
+)
+_BLOCK_NAME = re.compile(r"(?i)/?\s*hermes[\W_]{0,3}memory")
+_DOTS = str.maketrans(dict.fromkeys("·・•‧∙⋅●◦‣⁃", ","))
+
+
+def _fold(ch: str) -> str:
+    """A look-alike of an ASCII letter, digit, ``_``, ``/``, ``:``, bracket or ``<``/``>`` (full-width, mathematical,
+    small forms) as that character; every other character (CJK punctuation included) as written."""
+    if ch.isascii():
+        return ch
+    folded = unicodedata.normalize("NFKC", ch)
+    return folded if len(folded) == 1 and folded.isascii() and (folded.isalnum() or folded in "_/:<>[]") else ch
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn") or "\ufe00" <= ch <= "\ufe0f"
 
 
 def quote(text: str) -> str:
-    """``text`` as one line that cannot close or open a block: whitespace collapsed, ``<`` ``>`` replaced."""
-    return _SPACE.sub(" ", text.translate(_BRACKETS)).strip()
+    """``text`` as one line that cannot close or open a block nor forge a label: invisible and control characters
+    dropped, look-alikes of ASCII letters, digits and delimiters read as what they look like (other characters, CJK
+    punctuation included, as written), whitespace collapsed, every
+    angle- or square-bracket look-alike made a round bracket, label dots made commas, a speaker label's colon
+    ("assistant:", "[10:02] bob:", "系统：") made " -", and the block's name ("hermes_memory") written apart."""
+    text = "".join(_fold(ch) for ch in text if ch in "\n\t" or not _invisible(ch))
+    text = text.translate(_BRACKETS).translate(_DOTS)
+    text = _LABEL.sub(lambda m: (m.group(1) or m.group(2)).rstrip() + " -", text)
+    text = _BLOCK_NAME.sub(" Hermes memory", text)
+    return _SPACE.sub(" ", text).strip()
 
 
 #: What a search tool shows in place of the text of a memory the read-time guard withholds.
@@ -66,14 +104,28 @@ def prompt_safe(hit: MemoryHit) -> bool:
     record); the assistant's own past advice to the user stays (see
     :func:`~hermes_memory_core.trust.injection.conversation_line_allowed`). Judged at read time, whatever wrote
     the memory."""
-    if hit.role == "assistant":
-        return conversation_line_allowed(hit.content, "assistant")
+    if hit.is_conversation:
+        return conversation_line_allowed(hit.content, hit.role or "user")
     return check_memory_write(hit.content, "tool").allow_long_term
 
 
 def prompt_safe_hits(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
-    """The hits that may reach a prompt (:func:`prompt_safe`), in their order."""
-    return [h for h in hits if prompt_safe(h)]
+    """The hits that may reach a prompt (:func:`prompt_safe`), in their order; lines of one conversation message
+    kept in pieces, or of one turn, are also judged together (an order cut in two is still an order): pieces that
+    are flagged joined are all left out."""
+    kept = [h for h in hits if prompt_safe(h)]
+    groups: dict[tuple[object, ...], list[MemoryHit]] = {}
+    for h in kept:
+        if h.is_conversation:
+            meta = h.record.metadata
+            groups.setdefault((h.record.user_id, h.record.session_id, meta.get("turn")), []).append(h)
+    dropped: set[str] = set()
+    for group in groups.values():
+        if len(group) > 1:
+            ordered = [h.content for h in sorted(group, key=lambda h: (h.created_at, h.id))]
+            if not all(conversation_line_allowed(" ".join(texts), "user") for texts in (ordered, ordered[::-1])):
+                dropped.update(h.id for h in group)
+    return [h for h in kept if h.id not in dropped]
 
 
 def shown_hit(hit: MemoryHit, fields: Sequence[str], score_digits: int | None = 4) -> dict[str, Any]:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import json
 import math
 import os
+import unicodedata
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from hermes_memory_core.errors import (
@@ -23,6 +26,7 @@ from hermes_memory_core.types import MemoryItem, MemoryType
 __all__ = [
     "MAX_JSON_DEPTH",
     "RESERVED_METADATA_KEY",
+    "RESERVED_USER_ID_PREFIXES",
     "check_caller",
     "check_content",
     "check_flag",
@@ -44,6 +48,8 @@ __all__ = [
     "check_timestamp",
     "check_top_k",
     "check_user_id",
+    "is_reserved_user_id",
+    "reserved_user_ids",
     "typed_arguments",
 ]
 
@@ -84,11 +90,41 @@ def _check_id(value: Any, what: str, empty: str) -> str:
     return text
 
 
+#: User ids that name no person: the LangGraph store keeps application-wide items and its namespace registry under
+#: ``langgraph.store`` and ``langgraph.store.namespaces``. Every id equal to one of these prefixes or under one of
+#: them (``langgraph.store…``, compared after NFKC and case folding, surrounding spaces ignored) is reserved.
+RESERVED_USER_ID_PREFIXES = ("langgraph.store",)
+_RESERVED_OK: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_reserved_user_ids", default=False)
+
+
+def is_reserved_user_id(value: str) -> bool:
+    """Whether ``value`` is a reserved user id (see :data:`RESERVED_USER_ID_PREFIXES`)."""
+    folded = unicodedata.normalize("NFKC", value).casefold().strip()
+    folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    return folded.startswith(RESERVED_USER_ID_PREFIXES)
+
+
+@contextlib.contextmanager
+def reserved_user_ids() -> Iterator[None]:
+    """Within this block (this thread or task, and the worker threads it starts with ``asyncio.to_thread``) the
+    reserved user ids are accepted: what the LangGraph store itself runs. Nothing else enters it."""
+    token = _RESERVED_OK.set(True)
+    try:
+        yield
+    finally:
+        _RESERVED_OK.reset(token)
+
+
 def check_user_id(value: Any) -> str:
-    """A non-blank user id of at most 256 characters; every read and write is scoped by it."""
+    """A non-blank user id of at most 256 characters; every read and write is scoped by it. A reserved id
+    (:func:`is_reserved_user_id`) is refused outside :func:`reserved_user_ids`: whoever passed one would read
+    the application-wide store data or every namespace."""
     if value is None:
         raise InvalidInputError("user_id is required")
-    return _check_id(value, "user_id", "user_id is empty")
+    text = _check_id(value, "user_id", "user_id is empty")
+    if not _RESERVED_OK.get() and is_reserved_user_id(text):
+        raise InvalidInputError(f"user_id {text[:40]!r} is reserved for the LangGraph store's own data")
+    return text
 
 
 def check_session_id(value: Any) -> str | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from langgraph.store.base import InvalidNamespaceError
 
-from hermes_memory_core import InvalidInputError
+from hermes_memory_core import InvalidInputError, is_reserved_user_id
 
 __all__ = [
     "DEFAULT_USER_NAMESPACES",
@@ -83,7 +83,7 @@ def check_user_id(user_id: object, where: str) -> str:
     """A person's Hermes user id as the middleware and the tools accept it (not one the store reserves)."""
     if not isinstance(user_id, str) or not user_id.strip():
         raise InvalidInputError(f"{where}: the user id must be a non-empty string, got {user_id!r}")
-    if user_id in RESERVED_USER_IDS:
+    if user_id in RESERVED_USER_IDS or is_reserved_user_id(user_id):
         raise InvalidInputError(f"{where}: user id {user_id!r} is reserved by HermesStore")
     if len(user_id) > _MAX_USER_ID:
         raise InvalidInputError(f"{where}: the user id is longer than {_MAX_USER_ID} characters")
@@ -194,4 +194,6 @@ class NamespacePolicy:
 def _valid_user(namespace: tuple[str, ...], user: str) -> str:
     if not user.strip() or len(user) > _MAX_USER_ID:
         raise HermesNamespaceError(f"namespace {namespace!r}: {user!r} is not a valid user id")
+    if is_reserved_user_id(user):  # the store's own data: no namespace label may stand for it
+        raise HermesNamespaceError(f"namespace {namespace!r}: {user[:40]!r} is a reserved user id")
     return user

@@ -46,6 +46,7 @@ from hermes_memory_core import (
     MemoryType,
     NotFoundError,
     Redactor,
+    reserved_user_ids,
 )
 from langchain_hermes_memory.namespaces import (
     DEFAULT_USER_NAMESPACES,
@@ -264,7 +265,10 @@ class HermesStore(BaseStore):
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run ops: reads first (against the state before this batch), then the writes, deduplicated per key."""
-        ops = list(ops)
+        with reserved_user_ids():  # the store's own shared items and registry live under the reserved user ids
+            return self._batch(list(ops))
+
+    def _batch(self, ops: list[Op]) -> list[Result]:
         owners = [self._plan(op) for op in ops]  # validates every op before anything is read or written
         writes: dict[tuple[tuple[str, ...], str], _Write] = {}
         gets: dict[str, list[tuple[tuple[str, ...], str]]] = {}
@@ -529,7 +533,7 @@ class HermesStore(BaseStore):
 
     def _purge_registry(self, user_id: str) -> None:
         """Erase (hard) the registry entries of the namespaces ``user_id`` owns: their labels name the user."""
-        with self._lock:
+        with self._lock, reserved_user_ids():
             for rec in self._records(REGISTRY_USER_ID, [TAG_NAMESPACE]):
                 if rec.metadata.get("owner") == user_id:
                     with contextlib.suppress(NotFoundError):
@@ -546,6 +550,10 @@ class HermesStore(BaseStore):
         Returns:
             How many namespaces were missing from the registry and are now registered.
         """
+        with reserved_user_ids():
+            return self._reindex_namespaces()
+
+    def _reindex_namespaces(self) -> int:
         found: dict[tuple[str, ...], str] = {}
         for owner in self.memory.stats().by_user:
             if owner != REGISTRY_USER_ID:

@@ -4,6 +4,11 @@ They work on ``MemoryProvider`` directly (no store needed) and go through the sa
 ``create`` runs ``remember`` (injection guard, normalisation, PII redaction), ``update`` runs the injection guard
 before it adds a version, a user can only reach their own memories, and permanent memories need a ``caller``
 allowed to read or change them.
+
+The model calls these tools, so they never speak with the user's authority: ``create`` writes as the model (no
+permanent fact, no reply preference — "always reply in Russian" from the model is a refused standing order — and
+no weight against what the user said), tagged :data:`MODEL_TAG`; ``update`` changes only memories the model
+created, never one the user's own words made.
 """
 
 from __future__ import annotations
@@ -33,9 +38,12 @@ from langchain_hermes_memory.identity import user_id_of
 from langchain_hermes_memory.llm import LangChainLLM
 from langchain_hermes_memory.namespaces import check_user_id
 
-__all__ = ["ManageMemoryInput", "SearchMemoryInput", "create_memory_tools"]
+__all__ = ["MODEL_TAG", "ManageMemoryInput", "SearchMemoryInput", "create_memory_tools"]
 
 _STORE_TAG = "langgraph:item"  # memories a HermesStore holds are changed through the store
+#: The tag of a memory ``manage_memory`` created: the model's words, which the tool's ``update`` may change (a memory
+#: the user's own words made is not the model's to rewrite).
+MODEL_TAG = "written-by:model"
 _SEARCH_TIERS = (MemoryType.LONG_TERM, MemoryType.PERMANENT)  # permanent only for a caller who may read it
 
 MANAGE_DESCRIPTION = """Create, update or delete a memory that persists across conversations.
@@ -102,6 +110,14 @@ class _MemoryTools:
         model calls these tools: a changed or forgotten fact needs a caller allowed to change it)."""
         return self.caller if self.caller is not None else self.memory.caller
 
+    @property
+    def writer(self) -> Caller:
+        """Who creates: the model, never the user's authority — a caller bound to no user and without
+        ``write_permanent``, so what the model writes is not the user's own words (no reply preference, no
+        permanent fact, weight 0 against what the user said) and is tagged :data:`MODEL_TAG`."""
+        base = self.caller if self.caller is not None else self.memory.caller
+        return Caller(f"{base.name}:model-tool", read_permanent=base.read_permanent, write_permanent=False)
+
     @staticmethod
     def check(action: str, content: str | None, memory_id: str | None) -> None:
         if action == "create" and memory_id is not None:
@@ -115,8 +131,13 @@ class _MemoryTools:
         verdict = check_memory_write(content, "user")
         if not verdict.allow_long_term:
             raise ToolException(f"Not stored: {verdict.reason}.")
-        if _STORE_TAG in self.memory.get(memory_id, user_id=user_id, caller=self.caller).tags:
+        record = self.memory.get(memory_id, user_id=user_id, caller=self.caller)
+        if _STORE_TAG in record.tags:
             raise ToolException("This memory belongs to a LangGraph store namespace; change it through the store.")
+        unchangeable = record.memory_type is MemoryType.PERMANENT and not self.changer.may(user_id, write=True)
+        if MODEL_TAG not in record.tags and not unchangeable:  # (a fact the changer may not touch: the core says so)
+            raise ToolException("This memory holds what the user said; only the user changes it. Create a new "
+                                "memory instead.")
 
     def manage(self, content: str | None, action: str, memory_id: str | None, config: RunnableConfig | None) -> str:
         self.check(action, content, memory_id)
@@ -125,7 +146,7 @@ class _MemoryTools:
             if action == "create":
                 assert content is not None
                 result = self.memory.remember(content, user_id=user_id, llm=self.llm, memory_type=self.memory_type,
-                                              caller=self.caller)
+                                              caller=self.writer, tags=(MODEL_TAG,))
                 if result.id is None:
                     raise ToolException(f"Not stored: {result.reason}.")
                 return _CREATE_ANSWERS.get(result.action, "created memory {id}").format(id=result.id)

@@ -36,7 +36,7 @@ from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import is_question, question_key
-from hermes_memory_core.trust.injection import conversation_line_allowed
+from hermes_memory_core.trust.injection import conversation_lines_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
 
@@ -94,14 +94,13 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
         asked = [m for m in turn if speaker(m.role) == "user" and m.content.strip()]
         answers_question = bool(asked) and all(is_question(m.content) for m in asked)
         question = question_key(" ".join(m.content for m in asked)) if answers_question else ""
+        allowed = conversation_lines_allowed([(speaker(m.role) or m.role, m.content) for m in turn])  # whole, together
         for index, message in enumerate(turn):
             role = speaker(message.role)
             text = " ".join(message.content.split())
-            if role is None or not text or not should_recall(text):
+            if role is None or not text or not should_recall(text) or not allowed[index]:
                 continue
             for piece_no, piece in enumerate(_pieces(text)):
-                if not conversation_line_allowed(piece, role):
-                    continue
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
                 if engine.record(mid, include_inactive=True) is not None:
                     continue  # archived before a crash, or since deleted: either way not again

@@ -25,8 +25,11 @@ left (:attr:`ErasureReport.left`).
 Every step is idempotent, so :func:`finish_erasures` — run by ``reconcile()``, the next ``purge_user`` and the next
 open — simply runs the steps again for each intent it finds.
 
-What an adapter keeps about a user *under another user id* (the LangGraph store's namespace registry) goes too: an
-adapter registers a callback with :func:`add_purge_hook` and ``purge_user`` runs it with the user's id first.
+What an adapter keeps about a user *under another user id* (the LangGraph store's namespace registry) goes too,
+whether or not the adapter's object is alive (a CLI purge, a purge after a restart): every memory held under a
+reserved user id (:func:`~hermes_memory_core.validation.is_reserved_user_id`) whose ``metadata["owner"]``
+(:data:`OWNER_KEY`) is the user is erased like one of the user's own. An adapter may also register a callback with
+:func:`add_purge_hook`; ``purge_user`` runs it with the user's id first.
 """
 
 from __future__ import annotations
@@ -41,15 +44,55 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import StoreBusyError
 from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
-from hermes_memory_core.types import MemoryRecord
+from hermes_memory_core.types import MemoryRecord, MemoryType
+from hermes_memory_core.validation import is_reserved_user_id
 
 log = logging.getLogger("hermes_memory.erasure")
 
-__all__ = ["ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
+__all__ = ["OWNER_KEY", "ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
 
 _PURGE_HOOKS: weakref.WeakKeyDictionary[MemoryEngine, list[Callable[[], Callable[[str], None] | None]]] = (
     weakref.WeakKeyDictionary()
 )
+
+
+#: ``metadata[OWNER_KEY]`` of a memory held under a reserved user id names the user it is about (see the module
+#: docstring): ``purge_user`` erases it with the user.
+OWNER_KEY = "owner"
+
+
+def _erase_owned_elsewhere(engine: MemoryEngine, user_id: str) -> int:
+    """Erase (hard) every memory held under a reserved user id that names ``user_id`` as its owner; how many."""
+    holders = [uid for uid in engine.counts().get("by_user", {}) if is_reserved_user_id(uid)]
+    erased = 0
+    for holder in holders:
+        while True:
+            found = engine.find_by_metadata(holder, OWNER_KEY, user_id, list(MemoryType))
+            rec = None if found is None else engine.record(found, include_inactive=True)
+            if rec is None:
+                break
+            erase_memory(engine, rec)
+            erased += 1
+    return erased
+
+
+def _forget_said(engine: MemoryEngine, rec: MemoryRecord) -> None:
+    """A conversation memory's words leave the session buffer it was kept from (see
+    :meth:`~hermes_memory_core.storage.sessions.SessionStore.blank_message`): found by its id, which derives from
+    ``(user, session, turn, message, piece)``."""
+    from hermes_memory_core.lifecycle.conversation import conversation_id
+
+    turn = rec.metadata.get("turn")
+    if not rec.is_conversation or rec.session_id is None or not isinstance(turn, int):
+        return
+    for said in engine.sessions.turns(rec.user_id, rec.session_id):
+        if not said or said[0].turn != turn:
+            continue
+        for index, message in enumerate(said):
+            pieces = range(len(message.content) // 600 + 2)  # a message is kept in pieces of at most 1,200 chars
+            if any(conversation_id(rec.user_id, rec.session_id, turn, index, p) == rec.id for p in pieces):
+                engine.sessions.blank_message(rec.user_id, rec.session_id, turn, index)
+                return
 
 
 def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> None:
@@ -112,6 +155,7 @@ def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | N
         drain()  # no queued promotion of this user may land after the purge
     _run_purge_hooks(engine, user_id)
     engine.need_open()
+    _erase_owned_elsewhere(engine, user_id)  # with or without the adapter that wrote them alive
     exports = tuple(remove_partial_exports(engine))
     for other in engine.pending_erasures():  # what killed processes left, ours last
         if other != erasure and not _erase(engine, other)[1]:
@@ -130,6 +174,7 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     with engine.write_lock:
         engine.need_open()
         engine.record_erasure(erasure)
+        _forget_said(engine, rec)  # before the rewrite, so the buffer's old bytes go with the row's
     left = _erase(engine, erasure)[1] or _settle(engine, erasure)
     if left:  # delete(hard=True) returns no report: say it where the caller's logs are
         log.warning("hermes_memory: memory %s is gone from every row and index, but the rewrite of the files is "

@@ -44,6 +44,7 @@ from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, without_questions
+from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import Preference, own_preference
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
@@ -150,7 +151,8 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
                 stated = without_questions(entry.content)
                 parts, own = own_parts(split_facts(stated)) if stated.strip() else ([], False)
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
-                                    classifier, user_id=entry.user_id, session_id=entry.session_id, source="user",
+                                    classifier, user_id=entry.user_id, session_id=entry.session_id,
+                                    source=QUOTED if others_words(entry.content) else "user",
                                     caller=LIFECYCLE, origin="evicted_turn", own=own)
                          for part in parts]
                 # what was said is already kept as conversation memories: promotion adds only profile and facts
@@ -195,6 +197,7 @@ def remember(
         return RememberResult(None, MemoryType.SHORT_TERM, QUESTION_REASON, RememberAction.SKIPPED)
     plans = []
     parts, own = split_facts(stated), False
+    source = QUOTED if source == "user" and others_words(content) else source  # someone else's words, as a whole
     if source == "user" and caller.user_id == user_id:  # on the user's own authority: a caller acting as that user
         parts, own = own_parts(parts)
     for part in parts:
@@ -239,6 +242,8 @@ def plan_write(
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
         return _Plan(RememberResult(None, tier, verdict.reason, RememberAction.REJECTED))
+    if not verdict.own_words and tier is not MemoryType.SHORT_TERM:  # not the user's words: a note, never their profile
+        tier, reason = MemoryType.SHORT_TERM, verdict.reason
     if decision.to_assistant:  # the host model, in the classification answer: an order to the assistant
         return _Plan(RememberResult(None, tier, MODEL_REFUSAL, RememberAction.REJECTED))
     if tier is MemoryType.PERMANENT and not verdict.allow_permanent:

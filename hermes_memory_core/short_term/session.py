@@ -10,6 +10,8 @@ buffered. ``flush()`` waits for that work.
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -17,15 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import ContentTooLongError, InvalidInputError
+from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.trust.redaction import Redactor
 from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
-__all__ = ["USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
+log = logging.getLogger("hermes_memory.session")
+
+__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
 
 #: Roles whose message opens a new turn; ``assistant``, ``tool``, ``system`` ... join the current one.
 USER_ROLES = frozenset({"user", "human"})
@@ -68,8 +73,11 @@ class SessionView:
 
 
 def _as_message(m: MessageLike, max_chars: int) -> Message:
-    """One validated message: role and content text (content at most ``max_chars``), data a JSON object of at most
-    four bytes per allowed character, nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep."""
+    """One validated message: role and content text, data a JSON object of at most four bytes per allowed character,
+    nested at most :data:`~hermes_memory_core.validation.MAX_JSON_DEPTH` deep. A content longer than ``max_chars``
+    (``max_message_chars``) does not fail the turn: it is kept cut to ``max_chars``, ending with :data:`CUT_NOTE`
+    (the strings of its payload too), and a warning is logged. Runs of invisible characters are dropped first
+    (:data:`_INVISIBLE_RUN`): a flood costs no later reader."""
     role: Any
     content: Any
     data: Any
@@ -87,11 +95,37 @@ def _as_message(m: MessageLike, max_chars: int) -> Message:
     role = check_text(role, "role").strip().lower()
     if not role or len(role) > 64:
         raise InvalidInputError("message role must be 1-64 characters")
-    text = check_text(content, "message content")
-    if len(text) > max_chars:
-        raise ContentTooLongError(f"a message has {len(text)} characters; the limit (max_message_chars) is {max_chars}")
+    text = _INVISIBLE_RUN.sub("", check_text(content, "message content"))
+    if len(text) > max_chars:  # one long message never fails its turn: it is kept cut, and says so
+        log.warning("hermes_memory: a %s message of %d characters was kept cut to max_message_chars (%d)", role,
+                    len(text), max_chars)
+        data = _clip(data, max_chars)
+        text = _clip(text, max_chars)
     return Message(role, text, check_json(dict(data) if isinstance(data, Mapping) else data, "message data",
                                           4 * max_chars))
+
+
+def _clip(value: Any, max_chars: int) -> Any:
+    """``value`` with every string longer than ``max_chars`` cut to it, ending with :data:`CUT_NOTE`."""
+    if isinstance(value, str):
+        if len(value) <= max_chars:
+            return value
+        note = CUT_NOTE.format(n=len(value))
+        return value[: max(0, max_chars - len(note))] + note[: max_chars]
+    if isinstance(value, Mapping):
+        return {k: _clip(v, max_chars) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clip(v, max_chars) for v in value]
+    return value
+
+
+#: A run of four or more invisible characters (format characters, variation selectors, tag characters): a flood
+#: that would cost every later reader (the guard, the keyword index, the embedder) its time. Dropped from a message
+#: before it is stored; one or a few (an emoji's joiner, a bidi mark) stay.
+_INVISIBLE_RUN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                            "\U000e0000-\U000e007f\U000e0100-\U000e01ef]{4,}")
+#: How a message cut to ``max_message_chars`` ends (``n``: its length as sent).
+CUT_NOTE = " … [cut: the message had {n} characters]"
 
 
 class Sessions:
@@ -119,6 +153,8 @@ class Sessions:
     ) -> None:
         self.engine = engine
         self.store = engine.sessions
+        #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
+        self.redactor = Redactor(engine.config.redact_kinds) if engine.config.redact_pii else None
         self.on_overflow = on_overflow
         self.wait = wait
         self.on_end = on_end
@@ -180,9 +216,9 @@ class SessionMemory:
         if not msgs:
             return
         self._engine.need_open()
-        if self._engine.config.redact_session_messages:
-            msgs = [self._redacted(m) for m in msgs]
         store = self._sessions.store
+        if self._engine.config.redact_session_messages:
+            msgs = self._redacted_together(msgs)
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
                              self._engine.now())
         if turns[0] == 0 and self._sessions.on_new is not None:
@@ -192,7 +228,23 @@ class SessionMemory:
         if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
             self._sessions.on_overflow(self.user_id, self.session_id)
 
-    def _redacted(self, message: Message) -> Message:
+    def _redacted_together(self, msgs: list[Message]) -> list[Message]:
+        """The messages redacted (:meth:`_redacted`), and read together with their neighbours — the session's last
+        stored message included — so a number or credential split across two messages is caught in both (the stored
+        one is rewritten)."""
+        store = self._sessions.store
+        last = store.last_message(self.user_id, self.session_id)
+        texts = ([last[2].content] if last else []) + [m.content for m in msgs]
+        redactor = self._sessions.redactor
+        joined = redactor.redact_joined(texts) if redactor is not None and len(texts) > 1 else texts
+        out = [self._redacted(m, joined[i + (1 if last else 0)]) for i, m in enumerate(msgs)]
+        if last is not None and joined[0] != last[2].content:
+            turn, index, message = last
+            store.rewrite_message(self.user_id, self.session_id, turn, index, joined[0],
+                                  _swap(message.data, message.content, joined[0]))
+        return out
+
+    def _redacted(self, message: Message, content: str | None = None) -> Message:
         """The message with PII redacted in its content and in every string of its adapter payload."""
         redact = self._engine.redact_text
 
@@ -205,7 +257,9 @@ class SessionMemory:
                 return [walk(v) for v in value]
             return value
 
-        return Message(message.role, redact(message.content), walk(message.data), message.created_at, message.turn)
+        data = message.data if content is None else _swap(message.data, message.content, content)
+        return Message(message.role, redact(message.content if content is None else content), walk(data),
+                       message.created_at, message.turn)
 
     def view(self, all_turns: bool = False) -> SessionView:
         """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn
@@ -290,3 +344,16 @@ class SessionMemory:
     async def aflush(self) -> None:
         """Async twin of :meth:`flush`."""
         await asyncio.to_thread(self.flush)
+
+
+def _swap(value: Any, old: str, new: str) -> Any:
+    """``value`` (an adapter payload) with every string equal to ``old`` (or holding it) carrying ``new`` instead."""
+    if old == new:
+        return value
+    if isinstance(value, str):
+        return value.replace(old, new) if old and old in value else value
+    if isinstance(value, Mapping):
+        return {k: _swap(v, old, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_swap(v, old, new) for v in value]
+    return value

@@ -269,6 +269,69 @@ class SessionStore:
             )
         return True
 
+    def last_message(self, user_id: str, session_id: str) -> tuple[int, int, Message] | None:
+        """The session's last buffered message: ``(turn, index in its turn, message)``, or None."""
+        key = self._key(session_id)
+        reader = self.db.reader()
+        row = reader.execute(
+            "SELECT role, content, data, created_at, turn FROM session_messages WHERE user_id = ? AND session_id = ? "
+            "ORDER BY turn DESC, id DESC LIMIT 1", (user_id, key),
+        ).fetchone()
+        if row is None:
+            return None
+        role, content, data, created_at, turn = row
+        index = int(reader.execute(
+            "SELECT count(*) FROM session_messages WHERE user_id = ? AND session_id = ? AND turn = ?",
+            (user_id, key, turn),
+        ).fetchone()[0]) - 1
+        opened = self.db.codec.open_session
+        raw = opened(user_id, session_id, data) if data else ""
+        message = Message(role, opened(user_id, session_id, content), json.loads(raw) if raw else {}, int(created_at),
+                          int(turn))
+        return int(turn), index, message
+
+    def rewrite_message(self, user_id: str, session_id: str, turn: int, index: int, content: str,
+                        data: dict[str, Any]) -> None:
+        """Replace the content and payload of the ``index``-th message of ``turn`` (its place stays)."""
+        key = self._key(session_id)
+        seal = self.db.codec.seal_session
+        with self.db.atomic() as conn:
+            rows = conn.execute(
+                "SELECT id FROM session_messages WHERE user_id = ? AND session_id = ? AND turn = ? ORDER BY id",
+                (user_id, key, turn),
+            ).fetchall()
+            if 0 <= index < len(rows):
+                conn.execute("UPDATE session_messages SET content = ?, data = ? WHERE id = ?",
+                             (seal(user_id, session_id, content),
+                              seal(user_id, session_id, json.dumps(data, ensure_ascii=False)), rows[index][0]))
+
+    def blank_message(self, user_id: str, session_id: str, turn: int, index: int) -> bool:
+        """Take the words of one buffered message out (the ``index``-th message of ``turn``): its content and payload
+        become empty, its place in the turn stays (so its neighbours keep their positions and ids), and a queued
+        promotion entry of the session holding its words goes. False when there is no such message.
+
+        What a hard delete of a conversation memory does to the buffer it came from: the words are not archived,
+        promoted or shown again, through session end, reopen or reconcile."""
+        key = self._key(session_id)
+        seal, opened = self.db.codec.seal_session, self.db.codec.open_session
+        with self.db.atomic() as conn:
+            rows = conn.execute(
+                "SELECT id, content FROM session_messages WHERE user_id = ? AND session_id = ? AND turn = ? ORDER BY id",
+                (user_id, key, turn),
+            ).fetchall()
+            if not 0 <= index < len(rows):
+                return False
+            row_id, content = rows[index]
+            words = " ".join(opened(user_id, session_id, content).split())
+            conn.execute("UPDATE session_messages SET content = ?, data = ? WHERE id = ?",
+                         (seal(user_id, session_id, ""), seal(user_id, session_id, "{}"), row_id))
+            if words:
+                queued = conn.execute("SELECT id, content FROM promotion_queue WHERE user_id = ? AND session_id = ?",
+                                      (user_id, key)).fetchall()
+                gone = [(qid,) for qid, text in queued if words in " ".join(opened(user_id, session_id, text).split())]
+                conn.executemany("DELETE FROM promotion_queue WHERE id = ?", gone)
+        return True
+
     def clear(self, user_id: str, session_id: str) -> None:
         key = self._key(session_id)
         with self.db.atomic() as conn:

@@ -41,16 +41,18 @@ third-party gossip and statements addressed to the assistant stay out of the per
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION, PRIVILEGE, REVEAL
 from hermes_memory_core.trust.injection_rules import RULES, SQUASHED
 from hermes_memory_core.trust.injection_world import WORLD_RULES, identifier_view, light_view
 from hermes_memory_core.trust.normalize import fold, guard_views, squashed_runs
 
-__all__ = ["ADVICE_RULES", "Finding", "WriteVerdict", "check_memory_write", "conversation_line_allowed", "find_injection",
+__all__ = ["Finding", "WriteVerdict", "check_memory_write", "conversation_line_allowed", "conversation_lines_allowed",
+           "find_injection",
            "sanitize_summary"]
 
 _REASONS = {
@@ -68,6 +70,9 @@ class WriteVerdict:
     allow_permanent: bool
     reason: str
     category: str = ""
+    #: False when the content is not the user's own words (:func:`~hermes_memory_core.trust.authority.others_words`):
+    #: a write path keeps it below what the user said — never the user's profile, facts or reply preferences.
+    own_words: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,13 +162,20 @@ def check_memory_write(content: str, source: str = "user") -> WriteVerdict:
 
     Args:
         content: The text about to be stored.
-        source: ``"user"`` (said in chat) or ``"tool"`` (a tool result or system of record).
+        source: ``"user"`` (said in chat), ``"tool"`` (a tool result or system of record) or ``"quoted"``
+            (:data:`~hermes_memory_core.trust.authority.QUOTED`: words the user passed on, not their own). Content
+            that is not the user's own words (``"quoted"``, or ``"user"`` content that
+            :func:`~hermes_memory_core.trust.authority.others_words` reads as someone else's) is allowed as a
+            note only: ``allow_permanent`` and ``own_words`` False.
     """
     found = find_injection(content, source)
     if found is not None:
         return WriteVerdict(False, False, _REASONS[found.category], found.category)
     if source == "tool":
         return WriteVerdict(True, True, "tool result")
+    others = "quoted or pasted words, not the user's own" if source == QUOTED else others_words(content)
+    if others is not None:
+        return WriteVerdict(True, False, f"authority: {others}", own_words=False)
     low = fold(content)
     # A request ("remember that I …") is fine for long-term; the permanent tier wants a plain statement.
     if not _FIRST_PERSON.search(low) or _QUESTION.search(low):
@@ -223,16 +235,26 @@ def sanitize_summary(text: str) -> str:
     return result if find_injection(result) is None else _clean(s for s in kept if find_injection(s) is None)
 
 
-#: Rules about telling "you" what to do. In the assistant's own words "you" is the user ("you need to rest", "你应该
-#: 早点睡"): advice, not an order to an assistant.
-ADVICE_RULES = frozenset({"assistant-modal", "cn-assistant-modal"})
-
-
 def conversation_line_allowed(text: str, role: str) -> bool:
-    """Whether a line of a conversation may be kept as a memory and shown in a prompt: the user's words as any
-    write (:func:`check_memory_write`); the assistant's unless they hold an injection other than advice to the
-    user (:data:`ADVICE_RULES`)."""
-    if role != "assistant":
-        return check_memory_write(text, "user").allow_long_term
-    finding = find_injection(text, "tool")
-    return finding is None or finding.rule in ADVICE_RULES
+    """Whether a line of a conversation may be kept as a memory and shown in a prompt: whoever said it (the user,
+    the assistant, any other role), by the same guard as any user write (:func:`check_memory_write`): an order
+    addressed to the assistant — whatever the assistant is called, "you", "the assistant", "Claude", "助手" — or a
+    privilege claim is refused in the assistant's words as in the user's. Advice between people ("you need to
+    rest", "你应该早点睡") is not an order to an assistant for either (see the ``assistant-modal`` rule), so the
+    assistant's own advice stays. ``role`` is kept for the callers' sake; it no longer changes the verdict."""
+    del role
+    return check_memory_write(text, "user").allow_long_term
+
+
+def conversation_lines_allowed(lines: Sequence[tuple[str, str]]) -> list[bool]:
+    """Which messages of one turn (``(role, text)`` pairs, in order) may be kept and shown, each judged **whole**
+    (never piece by piece: an order cut where a long message is split is still one order) by
+    :func:`conversation_line_allowed`, and neighbours together: two messages that are flagged joined but not apart
+    (an order split across two messages of a turn) are both refused."""
+    texts = [" ".join(text.split()) for _role, text in lines]
+    allowed = [conversation_line_allowed(text, role) for (role, _t), text in zip(lines, texts, strict=True)]
+    for i in range(len(texts) - 1):
+        if allowed[i] and allowed[i + 1] and texts[i] and texts[i + 1] \
+                and not check_memory_write(texts[i] + " " + texts[i + 1], "user").allow_long_term:
+            allowed[i] = allowed[i + 1] = False
+    return allowed

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.trust.injection import find_injection
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION
 from hermes_memory_core.trust.normalize import fold
@@ -181,6 +182,8 @@ def own_preference(text: str) -> Preference | None:
         return None
     pref = _match(fold(text))
     if pref is None:
+        return None
+    if others_words(text) is not None:  # a pasted message, a log line, a tool's output: not the user's preference
         return None
     found = find_injection(text, "user")
     if found is not None and (found.category != INSTRUCTION or found.rule not in STANDING_RULES):

@@ -168,6 +168,102 @@ def _mentions_assistant(m: re.Match[str], text: str) -> bool:
     return bool(SCOPE.search(near) or re.search(r"\b(?:you|assistant|ai|model|bot|chatbot)\b", text))
 
 
+#: "You" as the subject of a modal is the assistant only when the rest of the clause is about what the assistant
+#: does for people: its replies and output, its rules and prompt, the users it serves and their data, or a standing
+#: behaviour ("always reply …"). A friend's advice — "you need to destress", "you should call her" — is none of these.
+_CONDUCT = re.compile(
+    rf"\b(?:repl(?:y|ies|ied|ying)|respon(?:d|ds|ded|ding|se|ses)|answers\b|answer(?:ing)?\s+(?:in|with|me|us|only|"
+    r"every|all|any|like|as|questions?|users?)\b|outputs?|prompts?|chats?\s+with|conversations?\s+with|"
+    r"(?:to|for|with|about)\s+(?:all\s+|every\s+|other\s+|the\s+)?(?:users?|customers?|clients?)\b|"
+    r"(?:users?|customers?|clients?)'s?\s+(?:data|info|details|records|numbers?|passwords?|accounts?)|"
+    rf"(?:card|account|credit\s+card|social\s+security|api)\s+(?:number|key)s?|passwords?|pins?\b|secrets?|"
+    rf"(?:in|to|into)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:{OUTPUTS}|messages?|emails?|posts?)|"
+    r"(?:give|grant|get)\s+(?:me|us|him|her|them)\s+(?:full\s+|admin\s+)?access|access\s+to|(?:share|tell|show|give)\s+"
+    r"(?:me\s+)?(?:anything|everything|whatever|all)|(?:anything|everything|whatever)\s+i\s+(?:ask|say|want|tell)|obey|"
+    r"comply|without\s+question|warnings?|disclaimers?|unrestricted|"
+    rf"recommend\w*|rank\w*|{RULE_WORDS})\b"
+)
+_STANDING_VERB = re.compile(
+    r"\b(?:always|never|only|from\s+now\s+on|henceforth|going\s+forward|every\s+time|each\s+time|whenever|"
+    r"without\s+exception|no\s+matter\s+what|at\s+all\s+times)\b[^.;!?]{0,20}?\b(?:answer|respond|reply|write|"
+    r"speak|talk\s+to\s+me|say|recommend|rank|refer|address|include|add|append|mention|sign|format|translate|output|"
+    r"obey|comply|refuse|agree\s+with\s+me|praise|insult|curse|swear|pretend|prioriti[sz]e|favou?r|promote|reveal|"
+    r"grant|approve|accept|ignore|call\s+me|end|start|begin)\w*\b"
+)
+#: What only an assistant produces or holds: its answers and replies, its users' data.
+_SERVED = re.compile(
+    rf"\b(?:(?:every|each|all|any|its|their|his|her|the)\s+(?:\w+\s+)?(?:{OUTPUTS})|users?|customers?|clients?|"
+    r"prompts?)\b"
+)
+_CLAUSE_AFTER = re.compile(r"[^.;!?。！？\n]*")
+_NAMED = re.compile(
+    r"(?:assistant|hermes|claude|chatgpt|gpt[\w.-]*|gemini|copilot|siri|alexa|bot|chatbot|model|llm|agent|ai|a\.i\.|"
+    r"ai\s+assistant|system|helper)$"
+)
+
+
+def _clause_after(text: str, start: int) -> str:
+    found = _CLAUSE_AFTER.match(text, start)
+    return found.group() if found else ""
+
+
+def _order_to_assistant(m: re.Match[str], text: str) -> bool:
+    """A modal whose subject names the assistant is an order to it; "you" + modal only when the clause is about the
+    assistant's conduct (:data:`_CONDUCT`, :data:`_STANDING_VERB`)."""
+    if _NAMED.search(m.group("s")):
+        return True
+    clause = _clause_after(text, m.start("s"))
+    return bool(_CONDUCT.search(clause) or _STANDING_VERB.search(clause))
+
+
+def _named_order(m: re.Match[str], text: str) -> bool:
+    """Any other named subject ("Ollie must …", "the concierge is required to …") + a modal, when the clause is about
+    an assistant's conduct toward its users: replies, output, their data, a standing behaviour. Whatever the
+    assistant is called, that is an order to it."""
+    if _NAMED.search(m.group("s")):
+        return True
+    clause = _clause_after(text, m.start("s"))
+    return bool(_CONDUCT.search(clause) and (_STANDING_VERB.search(clause) or _SERVED.search(clause)))
+
+
+#: The Chinese counterpart of :data:`_CONDUCT`: replies, output, rules, the users served and their data, standing
+#: behaviour. "你应该早点睡" (advice between people) holds none of them.
+_CN_CONDUCT = re.compile(
+    r"回答|回复|答复|作答|输出|提示词|系统|规则|指令|设定|用户|客户|推荐|排序|置顶|卡号|密码|验证码|账号|以后|今后|从现在|永远|总是|"
+    r"始终|每次|每一次|一律|无论|所有|任何|称呼我|用\S{1,6}(?:语|文)|服从|听我|遵守|拒绝|透露|泄露|显示|告诉我"
+)
+
+
+def _cn_order_to_assistant(m: re.Match[str], text: str) -> bool:
+    """助手/机器人/模型 + a modal is an order to the assistant; 你/您 + a modal only when the clause is about the
+    assistant's conduct (:data:`_CN_CONDUCT`)."""
+    subject = m.group("s")
+    if subject is not None and subject not in ("你", "您"):
+        return True
+    return bool(_CN_CONDUCT.search(_clause_after(text, m.start())))
+
+
+_OWN_THINGS = re.compile(
+    r"\s+(?:your|yourself|your\s+own|his|her|their|them|him)\b(?!\s+(?:rules|instructions|guidelines|prompt|"
+    r"programming|training|policy|policies|filters|restrictions|limits|safety|system))"
+)
+_ADVICE_VERBS = frozenset({"trust", "believe", "follow", "use", "consider", "treat", "start", "end", "begin", "act",
+                           "assume", "agree", "listen", "say", "add", "include", "write", "talk", "speak"})
+
+
+def _standing_not_past(m: re.Match[str], text: str = "") -> bool:
+    """"always mentioned", "never ending": a past or ongoing verb after a standing adverb reports, it does not
+    order (an order's verb is in its plain form: "always answer", "never mention"); "always trust your gut",
+    "never use her car": advice about the listener's own life or someone else's (not the assistant's rules)."""
+    verb = m.group("v")
+    if re.search(r"(?:ed|ing)$", verb):
+        return False
+    return not (verb in _ADVICE_VERBS and _OWN_THINGS.match(text, m.end("v")))
+
+
+_STANDING_GATE = Rule("standing-order", INSTRUCTION, re.compile(""), gated=True, bases=BEHAVIOUR_B)
+
+
 # -------------------------------------------------------------------------------------------------------- rules
 
 
@@ -215,11 +311,23 @@ RULES: tuple[Rule, ...] = (
         r"my|our)\s+(?:ai|a\.i\.|bot|chatbot|model|llm|agent|assistant|ai\s+assistant))(?:\s+|(?='))"
         rf"(?:(?:\w+ly|really|just|also|still)\s+)?(?:{MODAL})\s+(?:(?:\w+ly|always|never|not|only|also|just|ever|"
         rf"again|now)\s+)*+(?!(?:{MIND}|{EPISTEMIC}|\w+ing)\b)[\w'-]+"),
-          check=lambda m, t: not _before_is_object_context(m, t)),
+          check=lambda m, t: not _before_is_object_context(m, t) and _order_to_assistant(m, t)),
+    Rule("named-modal", INSTRUCTION, _c(
+        r"(?<![\w'])(?P<s>(?!(?:i|we|he|she|they|it|you|u|ya|people|someone|somebody|everyone|everybody|nobody|"
+        r"who|that|this|there|which|what|kids|children)\b)(?:(?:the|this|my|our|your)\s+)?[a-z][\w'.-]{1,30})"
+        r"(?:\s*\([^()]{0,40}\))?(?:\s+|(?='))(?:(?:\w+ly|really|just|also|still)\s+)?(?:must|should|shall|ha(?:s|ve)\s+to|needs?\s+to|"
+        r"ought\s+to|is\s+to|(?:is|are|'s)\s+(?:required|obliged|obligated|expected|supposed|instructed|programmed|"
+        r"meant)\s+to|(?:will|'ll|would|can|may)\s+(?:always|never|only))\b"),
+          check=_named_order),
     Rule("assistant-role", INSTRUCTION, _c(
         r"\byour\s+(?:new\s+|only\s+|real\s+|true\s+)?(?:job|task|role|purpose|goal|mission|function|instructions?|"
         r"rules?|name|identity|persona|directive|priority)\s+(?:is|are|will\s+be|shall\s+be)\b"
-        r"|\byou(?:\s+are|'re)\s+(?:now|no\s+longer|henceforth|hereby)\b"
+        r"|\byou(?:\s+are|'re)\s+(?:now|no\s+longer|henceforth|hereby)\b(?!\s*(?:[.!?,;:)]|$))"
+        r"(?!\s+(?:officially|finally|legally|truly|really|basically|technically|pretty|so|too|old|retired|married|"
+        r"engaged|divorced|done|ready|home|back|safe|free\s+to\s+go|a\s+(?:proud|certified|licensed|qualified|"
+        r"published|registered)|the\s+proud|(?:a\s+)?(?:mom|mum|mother|dad|father|parent|grandma|grandpa|"
+        r"grandmother|grandfather|homeowner|graduate|citizen|resident|member|aunt|uncle|auntie|bride|groom|wife|"
+        r"husband)\b))"
         r"|(?:from\s+now\s+on|going\s+forward|henceforth|from\s+(?:today|here\s+on|this\s+point))\s*,?\s+you(?:\s+are|'re|"
     r"\s+will\s+be|'ll\s+be)\b"
         r"|\b(?:you|the\s+(?:assistant|ai|bot|model))\s+(?:only\s+)?(?:work|works|answer|answers|report|reports|belong|"
@@ -311,7 +419,8 @@ RULES: tuple[Rule, ...] = (
         rf"without\s+(?:any\s+)?(?:{NO_LIMITS})"), gated=True,
           bases=frozenset({"answer", "respond", "reply", "talk", "speak", "act", "operate", "function", "behave", "do"})),
     Rule("standing-order", INSTRUCTION, _c(
-        rf"(?:{TEMPORAL})\s*,?\s+(?:please\s+)?(?:you\s+)?(?P<v>{BEHAVIOUR_V})\b"), gated=True, bases=BEHAVIOUR_B),
+        rf"(?:{TEMPORAL})\s*,?\s+(?:please\s+)?(?:you\s+)?(?P<v>{BEHAVIOUR_V})\b"), gated=True, bases=BEHAVIOUR_B,
+          check=lambda m, t: _standing_not_past(m, t) and _gate(_STANDING_GATE, m, t)),
     Rule("standing-order-tail", INSTRUCTION, _c(
         rf"\b(?P<v>{BEHAVIOUR_V})\b[^.;!?]{{0,60}}?\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+here\s+on|"
         r"for\s+the\s+rest\s+of\s+(?:this|our|the)\s+(?:chat|conversation|session)|in\s+(?:all|every)\s+future\s+\w+|"
@@ -412,10 +521,11 @@ RULES: tuple[Rule, ...] = (
         r")(?:你|您|助手|ai|机器人|系统)(?:以后|永远|一直|总是|始终|每次|只|都|必须|要|能|会|可以)*"
         r"(?!记住|记得|知道|了解|注意|放心|别担心|多休息|保重|好好)[\u4e00-\u9fff]")),
     Rule("cn-assistant-modal", INSTRUCTION, _c(
-        r"(?:你|您|助手|机器人|模型|小助手)(?:以后|今后|从现在起|从现在开始|从今以后|每次|一直|永远|总是|始终|务必|只|就|都|也|再也)?"
+        r"(?P<s>你|您|助手|机器人|模型|小助手|智能助理|ai助手)(?:以后|今后|从现在起|从现在开始|从今以后|每次|一直|永远|总是|始终|务必|只|就|都|也|再也)?"
         r"(?:必须|应该|应当|得(?!到|了)|需要|只能|只许|只准|不准|不许|不能|不可以|不要|别|不得|一律|务必|要(?!是|的|不要)|给我(?!的))"
         r"(?!记住|记得|知道|了解|注意|忘|放心|担心|猜|想|觉得|相信我|喜欢|爱|发现|看到|笑|哭|小心|保重|加油|多休息|好好)"
-        rf"|(?:你|您|助手)(?:以后|今后|从现在起|永远|一直|总是|始终|每次)(?:都|一律|只)?(?:{CN_BEHAVIOUR})")),
+        rf"|(?:你|您|助手)(?:以后|今后|从现在起|永远|一直|总是|始终|每次)(?:都|一律|只)?(?:{CN_BEHAVIOUR})"),
+          check=_cn_order_to_assistant),
     Rule("cn-obey", INSTRUCTION, _c(
         r"(?<![不没别])(?:听我的|听我说的|听从我|服从我|服从于我|照我说的|按我说的|按照我说的|按我的意思|以我为准|一切听我|一切以我|"
         r"我说什么(?:你)?就(?:做|是|干)什么|我说了算|我的话就是(?:命令|圣旨|规则)|我的(?:指令|命令|规则)(?:优先|高于|凌驾|覆盖)|"

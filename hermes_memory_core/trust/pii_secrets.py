@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from hermes_memory_core.text.patterns import compile_table
+from hermes_memory_core.trust.pii_credentials import detect_credentials
 
 __all__ = ["base58check_valid", "detect_secrets", "detect_wallets", "shannon_entropy"]
 
@@ -152,6 +153,7 @@ def detect_secrets(text: str) -> Iterator[Found]:
         if _password_like(token, quoted):
             yield m.start("v"), m.start("v") + len(token), "secret"
     yield from _keyed_high_entropy(text)
+    yield from detect_credentials(text)
 
 
 # ------------------------------------------------------------------------------------------------------ wallets

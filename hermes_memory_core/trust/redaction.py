@@ -51,11 +51,13 @@ from dataclasses import dataclass, field
 
 from hermes_memory_core.text.patterns import compile_table
 from hermes_memory_core.trust.normalize import normalize
+from hermes_memory_core.trust.pii_credentials import CN_DIGITS
 from hermes_memory_core.trust.pii_ids import detect_ids, detect_places, spelled_digit_runs
 from hermes_memory_core.trust.pii_secrets import detect_secrets, detect_wallets
 
 __all__ = [
     "ALL_KINDS",
+    "CREDENTIAL_KINDS",
     "RedactionResult",
     "Redactor",
     "cn_id_valid",
@@ -452,6 +454,12 @@ def _more(text: str) -> Iterator[_Span]:
             yield _Span(start, end, spelled)
 
 
+#: What no tier keeps, whatever ``redact_tiers`` says: a password, PIN, one-time or recovery code, seed phrase, API
+#: key (``secret``) and a card number (``bank_card``). A permanent fact is the user's own record, but a credential in
+#: it would be recalled into every prompt that asks about the user.
+CREDENTIAL_KINDS = frozenset({"secret", "bank_card"})
+#: Kinds read again in the Chinese-numeral view of a text (one numeral for one digit: spans hold).
+_NUMERAL_KINDS = frozenset({"bank_card", "id_number", "account_number", "secret", "ssn", "iban"})
 _DETECTORS = (_emails, _ibans, _chains, _passports, _phones, _ips, _addresses, _more)
 
 
@@ -468,6 +476,20 @@ class RedactionResult:
     @property
     def changed(self) -> bool:
         return bool(self.found)
+
+
+def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> RedactionResult:
+    """``text`` with each ``(start, end, kind)`` replaced by its placeholder, and the counts per kind."""
+    if not spans:
+        return RedactionResult(text, {})
+    found: dict[str, int] = {}
+    out, last = [], 0
+    for start, end, kind in spans:
+        out += [text[last:start], _PLACEHOLDER[kind]]
+        last = end
+        found[kind] = found.get(kind, 0) + 1
+    out.append(text[last:])
+    return RedactionResult("".join(out), found)
 
 
 class Redactor:
@@ -490,21 +512,37 @@ class Redactor:
             raise ValueError(f"unknown PII kinds {sorted(unknown)}; known: {list(ALL_KINDS)}")
         self.kinds = tuple(kinds)
 
-    def redact(self, text: str) -> RedactionResult:
-        """Redact ``text`` (see the class contract)."""
+    def redact(self, text: str, only: frozenset[str] | None = None) -> RedactionResult:
+        """Redact ``text`` (see the class contract); ``only``: just these of the redactor's kinds (e.g.
+        :data:`CREDENTIAL_KINDS`, what every tier loses)."""
+        return _replace(text, self.spans(text, only))
+
+    def spans(self, text: str, only: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+        """Where :meth:`redact` replaces: ``(start, end, kind)`` of ``text``, in order, not overlapping."""
         norm = normalize(text, fold_confusables=False)
-        spans = self._select([s for detect in _DETECTORS for s in detect(norm.text) if s.kind in self.kinds])
-        if not spans:
-            return RedactionResult(text, {})
-        found: dict[str, int] = {}
-        out, last = [], 0
-        for span in spans:
-            start, end = norm.span(span.start, span.end)
-            out += [text[last:start], _PLACEHOLDER[span.kind]]
-            last = end
-            found[span.kind] = found.get(span.kind, 0) + 1
-        out.append(text[last:])
-        return RedactionResult("".join(out), found)
+        kinds = set(self.kinds) if only is None else set(self.kinds) & only
+        found = [s for detect in _DETECTORS for s in detect(norm.text) if s.kind in kinds]
+        numerals = norm.text.translate(CN_DIGITS)
+        if numerals != norm.text:  # a number written in Chinese numerals ("卡号四一一一…", "密码是四四一七")
+            found += [s for detect in _DETECTORS for s in detect(numerals) if s.kind in kinds and s.kind in _NUMERAL_KINDS]
+        return [(*norm.span(sp.start, sp.end), sp.kind) for sp in self._select(found)]
+
+    def redact_joined(self, texts: Sequence[str], only: frozenset[str] | None = None) -> list[str]:
+        """``texts`` (messages of one turn, in order) each redacted (:meth:`redact`), and then each neighbouring
+        pair read joined: a number or credential found only across the boundary ("my card is 4111 1111" then
+        "1111 1111") is replaced in both — each part becomes the placeholder."""
+        out = [self.redact(t, only).text for t in texts]
+        for i in range(len(out) - 1):
+            left, right = out[i], out[i + 1]
+            cut = len(left) + 1  # where ``right`` starts in the joined text
+            lefts, rights = [], []
+            for start, end, kind in self.spans(left + " " + right, only):
+                if start < cut - 1:
+                    lefts.append((start, min(end, cut - 1), kind))
+                if end > cut:
+                    rights.append((max(start, cut) - cut, end - cut, kind))
+            out[i], out[i + 1] = _replace(left, lefts).text, _replace(right, rights).text
+        return out
 
     @staticmethod
     def _select(spans: list[_Span]) -> list[_Span]:

@@ -43,6 +43,23 @@ def guard_text(content: str, what: str = "content") -> None:
 
 
 def guard_texts(texts: Iterable[str], what: str = "item") -> None:
-    """:func:`guard_text` on each text (``what`` numbered from 0); the first flagged one is reported."""
-    for i, text in enumerate(texts):
-        guard_text(text, f"{what} {i}")
+    """Every text judged (``what`` numbered from 0) before anything is written: a batch with refused items is
+    refused whole with **one error naming every refused item** and why (never just the first, and never a silent
+    partial write), so the caller can drop exactly those and send the rest again.
+
+    Raises:
+        InjectionRejectedError: ``"items 3, 10 refused by the injection guard: item 3: … ; item 10: …; nothing was
+            stored …"``.
+    """
+    refused = [(i, reason) for i, text in enumerate(texts) if (reason := injection_reason(text)) is not None]
+    if not refused:
+        return
+    if len(refused) == 1:
+        i, reason = refused[0]
+        raise InjectionRejectedError(f"{what} {i} refused by the {reason}; nothing was stored (trusted imports may "
+                                     "pass trusted=True)")
+    names = ", ".join(str(i) for i, _r in refused)
+    shown = "; ".join(f"{what} {i}: {reason}" for i, reason in refused[:20])
+    more = f"; and {len(refused) - 20} more" if len(refused) > 20 else ""
+    raise InjectionRejectedError(f"{what}s {names} refused ({len(refused)} of the batch): {shown}{more}; nothing was "
+                                 "stored: send the batch again without them (trusted imports may pass trusted=True)")

@@ -126,18 +126,42 @@ async def test_too_large_body_is_413(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_session_cap() -> None:
     clock = [0.0]
-    guard = HttpGuard(_Backend(), token=TOKEN, port=PORT, max_sessions=3, idle_seconds=60, clock=lambda: clock[0])
+    backend = _Backend()
+    guard = HttpGuard(backend, token=TOKEN, port=PORT, max_sessions=3, idle_seconds=60, clock=lambda: clock[0])
     async with _client(guard) as c:
-        ids = [(await c.post("/mcp", content=INIT, headers=_headers())).headers["mcp-session-id"] for _ in range(3)]
-        full = await c.post("/mcp", content=INIT, headers=_headers())
-        assert full.status_code == 503 and guard.open_sessions == 3
-        # an open session still works at the cap
+        ids = []
+        for _ in range(3):
+            clock[0] += 1
+            ids.append((await c.post("/mcp", content=INIT, headers=_headers())).headers["mcp-session-id"])
+        clock[0] += 1
         assert (await c.post("/mcp", content=GOOD, headers=_headers(**{"mcp-session-id": ids[0]}))).status_code == 200
         assert (await c.delete("/mcp", headers=_headers(**{"mcp-session-id": ids[1]}))).status_code == 200
         assert guard.open_sessions == 2
         assert (await c.post("/mcp", content=INIT, headers=_headers())).status_code == 200
         clock[0] = 120.0  # all idle past the timeout
         assert guard.open_sessions == 0
+
+
+async def test_one_token_holder_cannot_lock_the_others_out() -> None:
+    """A flood of new sessions at the cap closes the idlest ones (the app is told), never refuses a newcomer."""
+    clock = [0.0]
+    backend = _Backend()
+    guard = HttpGuard(backend, token=TOKEN, port=PORT, max_sessions=4, idle_seconds=1800, clock=lambda: clock[0])
+    async with _client(guard) as c:
+        clock[0] += 1
+        mine = (await c.post("/mcp", content=INIT, headers=_headers())).headers["mcp-session-id"]
+        for _ in range(40):  # someone else with the token opens session after session
+            clock[0] += 1
+            flood = await c.post("/mcp", content=INIT, headers=_headers())
+            assert flood.status_code == 200
+            assert guard.open_sessions <= 4
+            if _ % 3 == 0:  # the first client stays active: it keeps its session
+                assert (await c.post("/mcp", content=GOOD,
+                                     headers=_headers(**{"mcp-session-id": mine}))).status_code == 200
+        closed = [m for m, _b in backend.seen if m == "DELETE"]
+        assert len(closed) >= 36  # each session closed to make room was closed in the app too
+        clock[0] += 1
+        assert (await c.post("/mcp", content=INIT, headers=_headers())).status_code == 200  # a newcomer gets in
 
 
 def test_token_file_is_generated_private_and_reused(tmp_path: Path) -> None:
@@ -153,3 +177,18 @@ def test_token_file_is_generated_private_and_reused(tmp_path: Path) -> None:
     assert load_or_create_token(path) == token and stat.S_IMODE(path.stat().st_mode) == 0o600
     with pytest.raises(ValueError, match="16"):
         HttpGuard(_Backend(), token="short", port=PORT)
+
+
+def test_a_read_only_store_gets_no_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory_agents.mcp_http import TOKEN_FILE, token_path
+
+    store = tmp_path / "store"
+    store.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    outside = token_path(store, read_only=True)
+    assert store not in outside.parents
+    load_or_create_token(outside)
+    assert sorted(p.name for p in store.iterdir()) == []  # no byte written into the read-only store
+    assert token_path(store, read_only=False) == store / TOKEN_FILE
+    (store / TOKEN_FILE).write_text("x" * 40 + "\n")
+    assert token_path(store, read_only=True) == store / TOKEN_FILE  # an existing token is read where it is

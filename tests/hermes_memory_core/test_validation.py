@@ -22,7 +22,6 @@ import pytest
 from hermes_memory_core import (
     BundleError,
     ConfigError,
-    ContentTooLongError,
     HermesMemoryError,
     InvalidInputError,
     MemoryConfig,
@@ -158,13 +157,18 @@ def test_chat_messages_have_a_size_limit(tmp_path: Path, embedder: Any) -> None:
     with MemoryProvider(make_config(tmp_path / "d", max_message_chars=1000), embedder=embedder) as mem:
         session = mem.session("u", "s")
         session.add_messages([("user", "x" * 1000)])
-        with pytest.raises(ContentTooLongError, match="max_message_chars"):
-            session.add_messages([("user", "x" * 1001)])
+        # an over-long message completes its turn: kept cut to the limit, saying so (its payload's strings too)
+        session.add_messages([{"role": "user", "content": "z" * 1001, "data": {"content": "z" * 1001}}])
+        cut = session.view().messages[-1]
+        assert len(cut.content) == 1000 and cut.content.endswith("[cut: the message had 1001 characters]")
+        assert len(cut.data["content"]) == 1000
         with pytest.raises(InvalidInputError, match="bytes of JSON"):
             session.add_messages([{"role": "user", "content": "x", "data": {"blob": "y" * 5000}}])
-        assert len(session.view().messages) == 1
-    with MemoryProvider(make_config(tmp_path / "e"), embedder=embedder) as mem, pytest.raises(ContentTooLongError):
-        mem.session("u", "s").add_messages([("user", "x" * 5_600_000)])  # the 5.6 MB message
+        assert len(session.view().messages) == 2
+    with MemoryProvider(make_config(tmp_path / "e"), embedder=embedder) as mem:
+        s = mem.session("u", "s")
+        s.add_messages([("user", "x" * 5_600_000)])  # the 5.6 MB message of an earlier round: kept cut
+        assert len(s.view().messages[-1].content) == 100_000
 
 
 # ---------------------------------------------------------------------- paths

@@ -14,12 +14,20 @@ from hermes_memory_core import (
     InvalidInputError,
     MemoryConfig,
     MemoryProvider,
+    MemoryRecord,
     MemoryType,
+    reserved_user_ids,
 )
 from hermes_memory_core.embedding import Embedder
 from langchain_hermes_memory import HermesRetriever, HermesStore
 from langchain_hermes_memory.namespaces import SHARED_USER_ID, HermesNamespaceError
 from tests.conftest import ADMIN, make_config
+
+
+def _shared(mem: MemoryProvider) -> list[MemoryRecord]:
+    """The store's shared items as the provider holds them (a reserved user id: only inside the store's scope)."""
+    with reserved_user_ids():
+        return mem.list_memories(user_id=SHARED_USER_ID)
 
 ZH = {"coffee": "用户每天早上喝一杯美式咖啡", "city": "用户住在杭州，远程工作", "allergy": "用户对花生过敏",
       "hike": "用户周末喜欢去爬山", "japanese": "用户在学习日语，准备明年去东京", "cat": "用户养了一只叫豆豆的猫",
@@ -93,7 +101,7 @@ def test_items_are_their_owners_memories_and_never_anyone_elses(mem: MemoryProvi
     assert [d.page_content for d in docs] == ["Bob is allergic to cats"]
     # the shared scope is nobody's: it never comes back for a person
     assert all("penicillin" not in h.content for u in ("alice", "bob") for h in mem.search("penicillin", user_id=u))
-    assert mem.list_memories(user_id=SHARED_USER_ID)[0].content.startswith("Alice is allergic to penicillin")
+    assert _shared(mem)[0].content.startswith("Alice is allergic to penicillin")
     # a store search stays inside its owner's namespaces
     assert [i.key for i in store.search(("memories", "bob"), query="peanuts")] == ["k"]
     assert store.search(("memories", "bob"), query="peanuts")[0].namespace == ("memories", "bob", "profile")
@@ -112,7 +120,7 @@ def test_namespace_templates(mem: MemoryProvider) -> None:
     store.put(("alice",), "c", {"text": "shared: not Alice's"})  # too short for the template: shared scope
     assert [r.content for r in mem.list_memories(user_id="alice")] == ["Alice likes ramen"]
     assert [r.content for r in mem.list_memories(user_id="bob")] == ["Bob likes curry"]
-    assert [r.content for r in mem.list_memories(user_id=SHARED_USER_ID)] == ["shared: not Alice's"]
+    assert [r.content for r in _shared(mem)] == ["shared: not Alice's"]
     with pytest.raises(HermesNamespaceError, match="spans"):  # ("alice",) covers the shared item and Alice's
         store.search(("alice",))
     assert [i.key for i in store.search(("org", "acme", "bob"))] == ["b"]
@@ -130,7 +138,7 @@ def test_index_fields_and_index_false(mem: MemoryProvider) -> None:
     store.put(("docs",), "b", {"title": "Tax return", "body": "receipts"}, index=["body"])
     store.put(("docs",), "c", {"title": "Kyoto again", "body": "more temples"}, index=False)
     store.put(("docs",), "d", {"body": "no title here"})  # nothing at the index fields: not indexed
-    contents = {r.metadata["langgraph"]["key"]: r.content for r in mem.list_memories(user_id=SHARED_USER_ID)
+    contents = {r.metadata["langgraph"]["key"]: r.content for r in _shared(mem)
                 if "langgraph" in r.metadata}
     assert contents["a"] == "Trip to Kyoto\ntravel\njapan" and contents["b"] == "receipts"
     results = store.search(("docs",), query="Kyoto temples", limit=10)

@@ -76,3 +76,26 @@ def test_purge_user_erases_the_namespace_registry(tmp_path, embedder) -> None:  
         assert "diagnosis" not in versions
         store.put(("memories", "alice", "new"), "c", {"content": "Alice came back"})  # registers again
         assert ("memories", "alice", "new") in store.list_namespaces()
+
+
+@pytest.mark.parametrize("sealed", ["none", "all"])
+def test_purge_user_erases_the_registry_with_no_store_object_alive(tmp_path, embedder, sealed) -> None:  # type: ignore[no-untyped-def]
+    """A purge after a restart (or from the CLI): no HermesStore is alive, no registry row names the user after it."""
+    import gc
+
+    from tests.conftest import ADMIN, make_config
+
+    config = make_config(tmp_path / "s") if sealed == "none" else make_config(tmp_path / "s", encrypt_at_rest="all")
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:
+        store = HermesStore(mem)
+        store.put(("memories", "zoltan-kovacs", "cardiology-notes"), "a", {"content": "Zoltan sees a cardiologist"})
+        store.put(("memories", "mira"), "b", {"content": "Mira plays go"})
+        del store
+        gc.collect()
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:  # reopened: no store object anywhere
+        mem.purge_user("zoltan-kovacs")
+        reader = mem.engine.metadata.reader()
+        rows = reader.execute("SELECT group_concat(content) || group_concat(COALESCE(metadata, '')) "
+                              "FROM memory_entries").fetchone()[0] or ""
+        assert "zoltan" not in rows.lower() and "cardiology" not in rows.lower()
+        assert HermesStore(mem).list_namespaces() == [("memories", "mira")]

@@ -496,8 +496,7 @@ NEGATIVE_HELD_OUT = [
     'the SSN field is optional',
     'dial 1 for sales',
     'ext. 4455',
-    '2FA code 482913',
-    'verification code 123456',
+    # one-time and recovery codes are credentials since trust round 4 (test_round4_secrets.py)
     'a.b.c.d',
     '10.0.0 is incomplete',
     '100 Main is a restaurant',
