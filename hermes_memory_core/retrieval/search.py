@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,13 +38,22 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
-from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
+from hermes_memory_core.retrieval.ordering import (
+    ADDRESSED,
+    about_user_alone,
+    asks_about_talk,
+    close_to_best,
+    on_topic,
+    on_topic_first,
+    said_about_first,
+    speaker_first,
+)
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.recall_policy import (
     answers_a_question,
@@ -65,10 +73,10 @@ from hermes_memory_core.retrieval.translation import (
 )
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
-from hermes_memory_core.text.perspective import has_first_person, to_third_person
+from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import question_key
 from hermes_memory_core.text.terms import english_gloss, query_terms
-from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
@@ -121,96 +129,6 @@ CROSS_FOCUS_MARGIN = 1.0
 
 #: Search with dense confidences computed and no floor (recall applies its own).
 _NO_FLOOR = -1e9
-
-
-def _on_topic(hit: MemoryHit, topics: frozenset[str]) -> bool:
-    """Whether ``hit`` is the user's fact on one of ``topics``: keyed so when stored, or, for a profile or fact
-    memory written without a key, by what it says ("The user lives in Hangzhou")."""
-    if not topics or hit.is_conversation or hit.dialogue:
-        return False
-    key = hit.metadata.get("fact_key")
-    if not isinstance(key, str) and hit.memory_type is not MemoryType.SHORT_TERM:
-        key = fact_key_of(hit.content)
-    return isinstance(key, str) and key.split("_", 1)[0] in topics
-
-
-def on_topic_first(hits: list[MemoryHit], topics: frozenset[str]) -> list[MemoryHit]:
-    """``hits`` with the keyed facts on the question's topics first (a question about where the user lives gets the
-    user's current residence fact before memories that merely sound alike), each group in its order."""
-    if not topics:
-        return hits
-    return [h for h in hits if _on_topic(h, topics)] + [h for h in hits if not _on_topic(h, topics)]
-
-
-#: A question that speaks to the assistant or of both speakers ("what did you suggest", "what did we decide").
-_ADDRESSED = re.compile(r"\b(?:you|your|yours|we|us|our)\b|你|您|我们|咱们", re.IGNORECASE)
-
-
-def about_user_alone(query: str) -> bool:
-    """Whether a question asks about the user alone ("What instrument do I play?"), not about what the assistant said
-    or what both said ("what did you suggest?", "what did we decide?")."""
-    return has_first_person(query) and not _ADDRESSED.search(query)
-
-
-#: A question about the conversation itself: what the user (or both) said, told, talked about, mentioned.
-_ABOUT_TALK = re.compile(
-    r"\b(?:i|we|you)\s+(?:\w+\s+)?(?:say|said|tell|told|talk|talked|discuss|discussed|mention|mentioned|chat|chatted)\b"
-    r"|\b(?:talk|talked|discuss|discussed|chat|chatted|conversation)\b.{0,30}?\b(?:last time|before|earlier|yesterday|"
-    r"last week)\b|(?:我|我们|咱们|你)(?:上次|之前|刚才|以前|昨天|那天|都)*(?:说|聊|谈|讲|提)(?:过|了|到)",
-    re.IGNORECASE)
-
-
-def asks_about_talk(query: str) -> bool:
-    """Whether a question asks what was said ("What did I say about the weather?", "What did we talk about last
-    time?", "我们上次聊了什么？"): the lines of the conversation are its answer, however weakly the dense floor rates
-    them against ordinary sentences, so recall keeps them."""
-    return bool(_ABOUT_TALK.search(query))
-
-
-_TALK_WORDS = frozenset(tokenize("say said tell told talk talked discuss discussed mention mentioned chat chatted last "
-                                  "time before earlier yesterday week conversation"))
-
-
-def said_about_first(hits: list[MemoryHit], query: str) -> list[MemoryHit]:
-    """For a question about what was said, the hits whose own words hold one of the question's (English) words
-    first — "What did I say about the weather?" gets the line about the weather before the greeting that merely sounds
-    like a chat —, each group in its order."""
-    words = {t for t in tokenize_query(query) if t.isascii()} - _TALK_WORDS
-    if not words:
-        return hits
-    first = [h for h in hits if words & set(tokenize(h.content))]
-    return first + [h for h in hits if all(h.id != f.id for f in first)]
-
-
-def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """For a question about the user alone, each line the user said moves up to just before the assistant's reply in
-    the same turn when the reply ranked higher: the reply ("That's a fun instrument.") is found by the question's
-    words, but what the user said is the answer. Other hits keep their order."""
-    out = list(hits)
-    for hit in hits:
-        if hit.role != "assistant":
-            continue
-        turn, session = hit.metadata.get("turn"), hit.session_id
-        said = next((i for i, h in enumerate(out) if h.role == "user" and h.session_id == session
-                     and h.metadata.get("turn") == turn), None)
-        at = out.index(hit)
-        if said is not None and said > at:
-            out.insert(at, out.pop(said))
-    return out
-
-
-def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),
-                  about_user: bool = False) -> list[MemoryHit]:
-    """The hits without the profile and fact memories scoring below ``ratio`` of the best score (none dropped for
-    ``ratio`` 0): a question about the user gets the fact that answers it and what competes with it, not the user's
-    other facts. Keyed facts on the question's ``topics`` always stay; lines of a conversation (conversation
-    memories, dialogue imports) are kept up to ``top_k``: what was said is found among many similar lines, and the
-    evidence is often not the first of them. For a question ``about_user`` alone the assistant's replies do not set
-    the bar (a reply that shares the question's words would push out the profile memory that answers it)."""
-    if not hits or ratio <= 0:
-        return hits
-    bar = max((h.score for h in hits if not (about_user and h.role == "assistant")), default=0.0) * ratio
-    return [h for h in hits if h.score >= bar or h.dialogue or h.is_conversation or _on_topic(h, topics)]
 
 
 def build_filter(
@@ -556,7 +474,7 @@ class Searcher:
         request = replace(self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range,
                                         now, None if floor is None else _NO_FLOOR, None, who),
                           answers_only=not asks_about_talk(query),
-                          own_words_only=not asks_about_talk(query) and not _ADDRESSED.search(query))
+                          own_words_only=not asks_about_talk(query) and not ADDRESSED.search(query))
         found = self._execute(request, who, llm)
         # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
         # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
@@ -583,10 +501,10 @@ class Searcher:
             hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
         about_user = about_user_alone(query)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
-        answered = bool(ordered) and (_on_topic(ordered[0], topics) or bool(repeat))
+        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
         talk = asks_about_talk(query) and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
-        addressed = bool(_ADDRESSED.search(query))  # "what did you suggest?": the assistant's lines are the evidence
+        addressed = bool(ADDRESSED.search(query))  # "what did you suggest?": the assistant's lines are the evidence
         if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
             # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
             # type?" is not answered by the lines that merely sound like a question about the user)
@@ -609,7 +527,7 @@ class Searcher:
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus_terms(to_third_person(query, keep_requests=True)), floor,
-                                          lambda h: _on_topic(h, topics))
+                                          lambda h: on_topic(h, topics))
         return standing + [h for h in recalled if h.id not in kept][:k]
 
     def _topic_facts(self, user_id: str, topics: frozenset[str], tiers: list[MemoryType], now: float | None,
