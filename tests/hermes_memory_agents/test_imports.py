@@ -23,7 +23,7 @@ def test_all_is_pinned() -> None:
     assert set(hermes_install.__all__) == {"MARKER", "InstallResult", "install_plugin", "plugin_dir",
                                            "plugin_init_source", "plugin_yaml_source", "uninstall_plugin"}
     assert set(mcp_server.__all__) == {"INSTRUCTIONS", "SERVER_NAME", "DisconnectFilter", "build_server", "mcp_missing",
-                                       "serve_stdio", "serve_streamable_http", "TOKEN_FILE", "load_or_create_token"}
+                                       "serve_stdio", "serve_streamable_http", "TOKEN_FILE", "load_or_create_token", "token_path"}
     assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp",
                                 "common_parent", "main", "provider_active", "register"}
     assert set(cores.__all__) == {"acquire", "open_count", "release"}
