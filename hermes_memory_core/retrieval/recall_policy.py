@@ -45,7 +45,7 @@ _SHORT_REPLY = 240
 
 def only_asks(hit: MemoryHit) -> bool:
     """Whether ``hit`` is a line the user said that only asks (it holds no answer)."""
-    return hit.is_conversation and hit.role != "assistant" and is_question(hit.content)
+    return asked(hit.record)
 
 
 def says_unknown(hit: MemoryHit) -> bool:

@@ -277,12 +277,16 @@ class Searcher:
         fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
         if answers_only:
             dropped: set[str] = set()
+            asked_again = question_key(text)
+            repeated = False  # the same question was asked before
             fresh = set(candidates)
             for more in (2, 0):  # lines left out took places in each leg's list: those places are filled once
                 lines = [mid for mid in fresh if mid in fields and fields[mid].dialogue]
                 said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
                 dropped.update(mid for mid, rec in said.items()
                                if asked(rec) or (own_words_only and answers_a_question(rec, text)))
+                repeated = repeated or any(mid in dropped and asked(rec) and question_key(rec.content) == asked_again
+                                           for mid, rec in said.items())
                 if not more or not dropped:
                     break
                 wider = n + more * len(dropped)
@@ -295,9 +299,7 @@ class Searcher:
                 fresh = {*cosines, *spoken, *(mid for mid, _ in keyword)} - candidates
                 candidates |= fresh
                 fields.update(engine.rank_rows(list(fresh), flt.user_id, now=at) if fresh else {})
-            asked_again = question_key(text)
-            if any(asked(rec) and question_key(rec.content) == asked_again
-                   for rec in engine.hit_records(flt.user_id, list(dropped), fields, at).values()):
+            if repeated:
                 # the same question asked before: the reply it got then answers it now, whatever it shares with it
                 reply = engine.find_by_metadata(flt.user_id, "question", asked_again, [MemoryType.SHORT_TERM])
                 if reply is not None and reply not in candidates:
@@ -504,13 +506,13 @@ class Searcher:
         answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
         talk = asks_about_talk(query) and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
+        focus = focus_terms(to_third_person(query, keep_requests=True))
         addressed = bool(ADDRESSED.search(query))  # "what did you suggest?": the assistant's lines are the evidence
         if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
             # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
             # type?" is not answered by the lines that merely sound like a question about the user)
             # (a line in the other language, where shared words are only the dictionary's guess, may stand on a
             # clearer match instead)
-            focus = focus_terms(to_third_person(query, keep_requests=True))
             ql, family = language_of(query), subject_family(query)
             if focus and not any(covers_focus(h, focus) or (family is not None and subject_family(h.content) == family)
                                  or (language_of(h.content) != ql and (h.confidence or 0.0) >= floor + CROSS_FOCUS_MARGIN)
@@ -526,8 +528,7 @@ class Searcher:
         kept = {h.id for h in standing}
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
-            recalled = without_weak_lines(recalled, focus_terms(to_third_person(query, keep_requests=True)), floor,
-                                          lambda h: on_topic(h, topics))
+            recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
         return standing + [h for h in recalled if h.id not in kept][:k]
 
     def _topic_facts(self, user_id: str, topics: frozenset[str], tiers: list[MemoryType], now: float | None,
