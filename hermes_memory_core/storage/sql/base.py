@@ -497,18 +497,18 @@ class SQLMetadataStore(KnowledgeRows):
 
     def find_by_metadata_values(self, user_id: str, key: str, values: Sequence[str],
                                 memory_types: Sequence[str]) -> dict[str, str]:
-        """:meth:`find_by_metadata` for several values in one query: ``{value: id}`` for the values found."""
+        """:meth:`find_by_metadata` for several values in one query: ``{value: id}`` for the values found; for
+        ``remark``, ``fact_key`` and ``question`` an index lookup on (user, value) at any store size (``m011``)."""
+        sql = self.metadata_lookup_sql(key, len(values), len(memory_types))
+        rows = self.reader().execute(sql, (user_id, *values, *memory_types)).fetchall()
+        return {str(value): str(mid) for value, mid in reversed(rows)}  # the most recently updated one wins
+
+    def metadata_lookup_sql(self, key: str, values: int, memory_types: int) -> str:
+        """:meth:`find_by_metadata_values`'s query (user, values, tiers); the tier is checked on the rows found."""
         field = self.db.json_text("metadata", key)
-        rows = self.reader().execute(
-            f"SELECT {field}, id FROM memory_entries WHERE user_id = ? AND memory_type IN "
-            f"({','.join('?' * len(memory_types))}) AND is_active = 1 AND {field} IN ({','.join('?' * len(values))}) "
-            "ORDER BY updated_at DESC",
-            (user_id, *memory_types, *values),
-        ).fetchall()
-        found: dict[str, str] = {}
-        for value, mid in rows:
-            found.setdefault(str(value), str(mid))
-        return found
+        return (f"SELECT {field}, id FROM memory_entries WHERE user_id = ? AND {field} IS NOT NULL "
+                f"AND {field} IN ({','.join('?' * values)}) AND memory_type || '' IN ({','.join('?' * memory_types)}) "
+                "AND is_active = 1 ORDER BY updated_at DESC")
 
     def lifecycle_rows(self, memory_types: Sequence[str]) -> list[LifecycleRow]:
         """Active memories of these tiers with what forgetting weighs."""

@@ -13,12 +13,18 @@ from collections.abc import Callable, Sequence
 from hermes_memory_core.storage.sql.shards import KEYWORD_SHARDS
 from hermes_memory_core.storage.sql.tables import INITIAL, SESSIONS, SQLITE, render
 
-__all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_table", "pending"]
+__all__ = ["KEYWORD_SHARDS", "MIGRATIONS", "applied", "apply_pending", "fts_table", "lookup_expression", "pending"]
 
 
 def m001_initial(conn: sqlite3.Connection) -> None:
     """Tables of docs/design.md#storage: entries, versions, access log, meta, tags."""
     conn.executescript(render(INITIAL, SQLITE))
+
+
+def lookup_expression(key: str) -> str:
+    """The SQL expression of metadata ``key``'s text, as the store's queries and its lookup indexes both write it
+    (SQLite uses an expression index only for the same expression)."""
+    return f"json_extract(metadata, '$.{key}')"
 
 
 def fts_table(shard: int) -> str:
@@ -136,6 +142,16 @@ def m010_no_value_statistics(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM sqlite_stat4")
 
 
+def m011_lookup_indexes(conn: sqlite3.Connection) -> None:
+    """The metadata values the store finds by equality (``remark`` of conversation memories, ``fact_key`` of keyed
+    facts, ``question`` of the assistant's answers, which recall looks up for a question asked again) get an
+    expression index per user, holding only the rows that carry one: archiving a message asks whether its remark is already held, and that question was a scan
+    of all the user's conversation memories (0.7 ms per message at 1k memories, 39 ms at 50k)."""
+    for key in ("remark", "fact_key", "question"):  # the keys as they were when this shipped (never edit a shipped migration)
+        field = lookup_expression(key)
+        conn.execute(f"CREATE INDEX idx_entries_{key} ON memory_entries(user_id, {field}) WHERE {field} IS NOT NULL")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -147,6 +163,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m008_session_archive,
     m009_xlang_terms,
     m010_no_value_statistics,
+    m011_lookup_indexes,
 ]
 
 
