@@ -34,7 +34,7 @@ import numpy as np
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.config import MemoryConfig
-from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.embedding import Embedder, TurnEmbeddings, load_embedder
 from hermes_memory_core.engine_ops import EngineOperations, payload
 from hermes_memory_core.errors import (
     ConfigError,
@@ -116,11 +116,11 @@ class MemoryEngine(EngineOperations):
         self.model_pool = ModelPool(name="hermes-llm")  # this store's model calls; closed with it
         self.embedder = embedder or load_embedder(config.embedding_model, config.embedding_threads,
                                                   config.embedding_batch_size)
+        self.turns = TurnEmbeddings(self.embedder)  # a turn's question before background documents, and once
         if self.embedder.dim != config.vector_dim:
             raise DimensionMismatchError(
                 f"embedding model {self.embedder.model_id!r} produces {self.embedder.dim}-dimensional vectors "
-                f"but the configuration says vector_dim={config.vector_dim}"
-            )
+                f"but the configuration says vector_dim={config.vector_dim}")
         embedded = config.metadata_url is None or config.vector_backend == "edge"
         self.read_only = config.read_only or (embedded and not folder_writable(self.data_dir))
         self.read_only_reason = "read_only=True" if config.read_only else "its folder cannot be written"
@@ -346,7 +346,7 @@ class MemoryEngine(EngineOperations):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed stored texts, checking the result's shape; any failure is an :class:`EmbeddingError`."""
         try:
-            vectors = self.embedder.embed_documents(texts)
+            vectors = self.turns.embed_documents(texts)
         except HermesMemoryError:
             raise
         except Exception as exc:

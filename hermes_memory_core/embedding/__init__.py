@@ -1,13 +1,15 @@
-"""Embedders: the protocol, the bilingual default (multilingual-e5-small) and sentence-transformers."""
+"""Embedders: the protocol, the bilingual default (multilingual-e5-small) and sentence-transformers; how a chat turn
+uses the store's one (:class:`TurnEmbeddings`: its question first, and once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from hermes_memory_core.embedding.base import Embedder
+from hermes_memory_core.embedding.turns import TurnEmbeddings
 from hermes_memory_core.errors import ConfigError
 
-__all__ = ["DEFAULT_MODEL", "Embedder", "load_embedder"]
+__all__ = ["DEFAULT_MODEL", "Embedder", "TurnEmbeddings", "load_embedder"]
 
 DEFAULT_MODEL = "multilingual-e5-small"
 _E5_NAMES = {"multilingual-e5-small", "intfloat/multilingual-e5-small", "e5-small"}

@@ -62,6 +62,13 @@ class E5Embedder:
             out = self._model.query(window)
         return np.asarray(out, dtype=np.float32).reshape(self.dim)
 
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """:meth:`embed_query` for several queries in one call to the engine (the same vectors, one pass)."""
+        with self._lock:
+            windows = [ask_window(_clean(t), lambda t: int(self._model.token_count(t, True))) for t in texts]
+            out = self._model.query(windows)
+        return list(np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim))
+
 
 def _clean(text: str) -> str:
     """The C engine reads NUL-terminated UTF-8: drop NULs and unpaired surrogates."""

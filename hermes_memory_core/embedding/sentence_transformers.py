@@ -115,3 +115,11 @@ class SentenceTransformerEmbedder:
             window = ask_window(text, lambda t: len(tokenizer(t, add_special_tokens=True)["input_ids"]))
             out = self._model.encode([window], normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(out, dtype=np.float32).reshape(self.dim)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """:meth:`embed_query` for several queries in one call to the model."""
+        with self._lock:
+            tokenizer = self._model.tokenizer
+            windows = [ask_window(t, lambda t: len(tokenizer(t, add_special_tokens=True)["input_ids"])) for t in texts]
+            out = self._model.encode(windows, normalize_embeddings=True, show_progress_bar=False)
+        return list(np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim))

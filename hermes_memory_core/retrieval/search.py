@@ -242,11 +242,11 @@ class Searcher:
         pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
-        query_vec = engine.embedder.embed_query(about_user)
-        cosines = dict(engine.dense_candidates(query_vec, n, flt))
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
-        # also matched against them as asked
-        spoken_vec = engine.embedder.embed_query(text) if about_user != text else None
+        # also matched against them as asked (both forms in one call to the model, questions before background work)
+        query_vec, *as_asked = engine.turns.embed_queries([about_user] + ([text] if about_user != text else []))
+        cosines = dict(engine.dense_candidates(query_vec, n, flt))
+        spoken_vec = as_asked[0] if as_asked else None
         spoken = dict(engine.dense_candidates(spoken_vec, n, flt)) if spoken_vec is not None else {}
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
