@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_memory_core.trust.injection import check_memory_write, conversation_line_allowed, sanitize_summary
+from hermes_memory_core.trust.read_verdicts import line_allowed, memory_allowed, shown_summary
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = [
@@ -103,10 +103,8 @@ def prompt_safe(hit: MemoryHit) -> bool:
     to the assistant, a request to reveal protected data or a bypass (privilege claims pass, as from a system of
     record); the assistant's own past advice to the user stays (see
     :func:`~hermes_memory_core.trust.injection.conversation_line_allowed`). Judged at read time, whatever wrote
-    the memory."""
-    if hit.is_conversation:
-        return conversation_line_allowed(hit.content, hit.role or "user")
-    return check_memory_write(hit.content, "tool").allow_long_term
+    the memory (once per content: :mod:`~hermes_memory_core.trust.read_verdicts`)."""
+    return line_allowed(hit.content, hit.role or "user") if hit.is_conversation else memory_allowed(hit.content)
 
 
 def prompt_safe_hits(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
@@ -123,7 +121,7 @@ def prompt_safe_hits(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     for group in groups.values():
         if len(group) > 1:
             ordered = [h.content for h in sorted(group, key=lambda h: (h.created_at, h.id))]
-            if not all(conversation_line_allowed(" ".join(texts), "user") for texts in (ordered, ordered[::-1])):
+            if not all(line_allowed(" ".join(texts)) for texts in (ordered, ordered[::-1])):
                 dropped.update(h.id for h in group)
     return [h for h in kept if h.id not in dropped]
 
@@ -139,7 +137,7 @@ def shown_hit(hit: MemoryHit, fields: Sequence[str], score_digits: int | None = 
 def prompt_safe_summary(summary: str) -> str:
     """A running summary as it may reach a prompt: the sentences the guard flags dropped (again at read time, for
     summaries written before the guard knew a shape) and quoted as one line (:func:`quote`); "" for none."""
-    return quote(sanitize_summary(summary)) if summary.strip() else ""
+    return quote(shown_summary(summary)) if summary.strip() else ""
 
 
 def _label(hit: MemoryHit) -> str:

@@ -1,0 +1,76 @@
+"""The read-time guard's verdicts, judged once per content.
+
+Every memory that may reach a prompt is judged again when it is read (:func:`~hermes_memory_core.rendering.
+prompt_safe`): the injection guard runs over what was written before it knew a shape. Its verdict depends only on
+the text (and a conversation line's speaker) and on the guard's rules, which do not change while a
+process runs — yet recall judged every returned memory on every call, several times a turn (68% of a recall's time
+at 1k memories). The verdicts are kept here, per process, in a bounded LRU keyed by the kind of judgement and a
+digest of the text: the guard runs once per content, the filter stays exactly as strict (same function, same
+verdict), and a memory whose text changes (an update) is a new key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TypeVar
+
+from hermes_memory_core.trust.injection import check_memory_write, conversation_line_allowed, sanitize_summary
+
+__all__ = ["MAX_VERDICTS", "clear", "line_allowed", "memory_allowed", "shown_summary", "stats"]
+
+#: Verdicts kept (about 100 bytes each).
+MAX_VERDICTS = 16_384
+
+_T = TypeVar("_T")
+_verdicts: OrderedDict[tuple[str, bytes], object] = OrderedDict()
+_lock = threading.Lock()
+_counts = {"hits": 0, "misses": 0}
+
+
+def _judged(kind: str, text: str, judge: Callable[[str], _T]) -> _T:
+    key = (kind, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    with _lock:
+        if key in _verdicts:
+            _verdicts.move_to_end(key)
+            _counts["hits"] += 1
+            return _verdicts[key]  # type: ignore[return-value]
+    verdict = judge(text)  # outside the lock: two readers of one new text may both judge it, never wrongly
+    with _lock:
+        _counts["misses"] += 1
+        _verdicts[key] = verdict
+        while len(_verdicts) > MAX_VERDICTS:
+            _verdicts.popitem(last=False)
+    return verdict
+
+
+def line_allowed(text: str, role: str = "user") -> bool:
+    """:func:`~hermes_memory_core.trust.injection.conversation_line_allowed` for a line of a conversation, judged
+    once per (speaker, text)."""
+    return _judged(f"line:{role}", text, lambda t: conversation_line_allowed(t, role))
+
+
+def memory_allowed(text: str) -> bool:
+    """Whether a memory that is not a conversation line may reach a prompt (the guard, as for a tool's write:
+    privilege claims pass, as from a system of record), judged once per text."""
+    return _judged("memory", text, lambda t: check_memory_write(t, "tool").allow_long_term)
+
+
+def shown_summary(text: str) -> str:
+    """:func:`~hermes_memory_core.trust.injection.sanitize_summary` of a running summary, once per text."""
+    return _judged("summary", text, sanitize_summary)
+
+
+def clear() -> None:
+    """Forget every verdict (tests; a process never needs it: the rules do not change while it runs)."""
+    with _lock:
+        _verdicts.clear()
+        _counts.update(hits=0, misses=0)
+
+
+def stats() -> dict[str, int]:
+    """Verdicts held, and how many lookups found one (``hits``) or ran the guard (``misses``) since :func:`clear`."""
+    with _lock:
+        return {"held": len(_verdicts), **_counts}
