@@ -51,7 +51,7 @@ class Memory(Protocol):
     def recall(self, query: str, *, user_id: str, top_k: int = 5, session_id: str | None = None,
                tags: Iterable[str] | None = None, time_range: tuple[float | None, float | None] | None = None,
                now: float | None = None, min_score: float | None = None, caller: Caller | None = None,
-               llm: LLM | None = None) -> list[MemoryHit]: ...
+               llm: LLM | None = None, shown_session: str | None = None) -> list[MemoryHit]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +125,8 @@ def turn_context(
     if view is None and session_id is not None:
         view = memory.session(user_id, session_id, llm=llm).view()
     summary = view.summary if view is not None and include_summary else ""
-    hits = memory.recall(question, user_id=user_id, top_k=top_k, caller=caller, llm=llm, now=now) \
-        if question and question.strip() else []
+    hits = memory.recall(question, user_id=user_id, top_k=top_k, caller=caller, llm=llm, now=now,
+                         shown_session=session_id if view is not None else None) if question and question.strip() else []
     if view is not None:
         hits = view.without_held(hits)
     shown = tuple(h for h in hits if says_something(h))

@@ -482,6 +482,7 @@ class MemoryProvider(StoreAdministration):
         min_score: float | None = None,
         caller: Caller | None = None,
         llm: LLM | None = None,
+        shown_session: str | None = None,
     ) -> list[MemoryHit]:
         """Long-term recall for a chat turn: nothing for greetings and fillers (the recall gate), nothing when no
         memory is relevant (``min_score``, default ``config.recall_min_score``); long-term memories, plus
@@ -489,9 +490,10 @@ class MemoryProvider(StoreAdministration):
         read them: by default the user themselves, see :meth:`caller_for`); never a memory the read-time guard
         withholds from prompts (:func:`~hermes_memory_core.rendering.prompt_safe`; ``search`` still finds it).
         Like ``search`` it first waits, at most ``config.recall_settle_seconds``, for this user's turns still being
-        kept in the background. The user's standing preferences about replies ("always reply in Chinese") come first
-        on every turn, beside ``top_k``. Filters and ``llm`` as in :meth:`search`."""
-        self._background.settle(user_id, self.engine.config.recall_settle_seconds)
+        kept in the background — except those of ``shown_session``, a session whose buffered turns the caller shows
+        itself (:func:`turn_context`): a turn never waits for the last one's archiving. The user's standing
+        preferences about replies come first on every turn, beside ``top_k``. Filters and ``llm`` as in :meth:`search`."""
+        self._background.settle(user_id, self.engine.config.recall_settle_seconds, shown_session)
         return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
                                    who=self._acting(user_id, caller), llm=llm or self.llm)

@@ -21,6 +21,11 @@ from hermes_memory_core.short_term.compaction import compact_session
 __all__ = ["BackgroundLifecycle"]
 
 
+def _shown(job: tuple[object, ...], shown_session: str | None) -> bool:
+    """Whether ``job`` only keeps turns of ``shown_session`` that are still in its buffer (its archive or compaction)."""
+    return shown_session is not None and job[0] in ("archive", "compact") and job[2] == shown_session
+
+
 class BackgroundLifecycle:
     """Runs compactions and promotions for one engine.
 
@@ -87,13 +92,14 @@ class BackgroundLifecycle:
         :mod:`~hermes_memory_core.lifecycle.xlang`; coalesced with a pending sweep)."""
         self.worker.submit(("xlang",))
 
-    def settle(self, user_id: str, timeout: float) -> bool:
+    def settle(self, user_id: str, timeout: float, shown_session: str | None = None) -> bool:
         """Wait, at most ``timeout`` seconds, until no job that keeps what ``user_id`` said is pending or running
         (archives, session ends, compactions and the promotions they trigger): a recall right after a turn or a
-        new session then finds the turns just answered. True when none was left."""
+        new session then finds the turns just answered. The archives and compactions of ``shown_session`` are not
+        waited for: their turns are still in that session's buffer, which the caller shows. True when none was left."""
         said = {"compact", "archive", "archive-open", "end", "left"}
         return self.worker.settle(lambda job: isinstance(job, tuple) and len(job) > 1 and job[0] in said
-                                  and job[1] == user_id, timeout)
+                                  and job[1] == user_id and not _shown(job, shown_session), timeout)
 
     def drain(self) -> None:
         """Block until every submitted job has run."""
