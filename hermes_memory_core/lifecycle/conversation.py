@@ -36,8 +36,8 @@ from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import is_question, question_key
-from hermes_memory_core.trust.injection import conversation_lines_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
+from hermes_memory_core.trust.read_verdicts import lines_allowed
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
 
 __all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
@@ -94,7 +94,7 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
         asked = [m for m in turn if speaker(m.role) == "user" and m.content.strip()]
         answers_question = bool(asked) and all(is_question(m.content) for m in asked)
         question = question_key(" ".join(m.content for m in asked)) if answers_question else ""
-        allowed = conversation_lines_allowed([(speaker(m.role) or m.role, m.content) for m in turn])  # whole, together
+        allowed = lines_allowed([(speaker(m.role) or m.role, m.content) for m in turn])  # whole, together, once
         for index, message in enumerate(turn):
             role = speaker(message.role)
             text = " ".join(message.content.split())

@@ -14,15 +14,20 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from hermes_memory_core.trust.injection import check_memory_write, conversation_line_allowed, sanitize_summary
+from hermes_memory_core.trust.injection import (
+    check_memory_write,
+    conversation_line_allowed,
+    conversation_lines_allowed,
+    sanitize_summary,
+)
 
-__all__ = ["MAX_VERDICTS", "clear", "line_allowed", "memory_allowed", "shown_summary", "stats"]
+__all__ = ["MAX_VERDICTS", "clear", "line_allowed", "lines_allowed", "memory_allowed", "shown_summary", "stats"]
 
-#: Verdicts kept (about 100 bytes each).
-MAX_VERDICTS = 16_384
+#: Verdicts kept (about 200 bytes each, so at most about 6 MiB).
+MAX_VERDICTS = 32_768
 
 _T = TypeVar("_T")
 _verdicts: OrderedDict[tuple[str, bytes], object] = OrderedDict()
@@ -30,19 +35,28 @@ _lock = threading.Lock()
 _counts = {"hits": 0, "misses": 0}
 
 
+def _key(kind: str, text: str) -> tuple[str, bytes]:
+    return kind, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _keep(key: tuple[str, bytes], verdict: object) -> None:
+    with _lock:
+        _verdicts[key] = verdict
+        _verdicts.move_to_end(key)
+        while len(_verdicts) > MAX_VERDICTS:
+            _verdicts.popitem(last=False)
+
+
 def _judged(kind: str, text: str, judge: Callable[[str], _T]) -> _T:
-    key = (kind, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    key = _key(kind, text)
     with _lock:
         if key in _verdicts:
             _verdicts.move_to_end(key)
             _counts["hits"] += 1
             return _verdicts[key]  # type: ignore[return-value]
-    verdict = judge(text)  # outside the lock: two readers of one new text may both judge it, never wrongly
-    with _lock:
         _counts["misses"] += 1
-        _verdicts[key] = verdict
-        while len(_verdicts) > MAX_VERDICTS:
-            _verdicts.popitem(last=False)
+    verdict = judge(text)  # outside the lock: two readers of one new text may both judge it, never wrongly
+    _keep(key, verdict)
     return verdict
 
 
@@ -50,6 +64,17 @@ def line_allowed(text: str, role: str = "user") -> bool:
     """:func:`~hermes_memory_core.trust.injection.conversation_line_allowed` for a line of a conversation, judged
     once per (speaker, text)."""
     return _judged(f"line:{role}", text, lambda t: conversation_line_allowed(t, role))
+
+
+def lines_allowed(lines: Sequence[tuple[str, str]]) -> list[bool]:
+    """:func:`~hermes_memory_core.trust.injection.conversation_lines_allowed` for the ``(role, text)`` messages of
+    one turn, judged once per turn: archiving judges the turns still in a session's buffer each time it runs."""
+    key = "\x1e".join(f"{role}\x1f{text}" for role, text in lines)
+    allowed = list(_judged("turn", key, lambda _k: tuple(conversation_lines_allowed(list(lines)))))
+    for (role, text), ok in zip(lines, allowed, strict=True):
+        if ok:  # allowed in its turn, so allowed alone (the turn only refuses more): what a reader of it will ask
+            _keep(_key(f"line:{role}", " ".join(text.split())), True)
+    return allowed
 
 
 def memory_allowed(text: str) -> bool:
