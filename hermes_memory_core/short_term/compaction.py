@@ -18,6 +18,7 @@ from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSu
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import without_questions
 from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.trust.read_verdicts import shown_summary
 
 __all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
 
@@ -67,4 +68,6 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
             if cfg.redact_summaries:
                 tight = engine.redact_text(tight)
             sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
+    if appended:  # the summary the next turn shows is judged here, off the chat path (read_verdicts keeps it)
+        shown_summary(" ".join(c.text for c in sessions.chunks(user_id, session_id)))
     return appended

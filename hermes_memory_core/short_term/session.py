@@ -23,7 +23,7 @@ from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
-from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.trust.read_verdicts import shown_summary
 from hermes_memory_core.trust.redaction import Redactor
 from hermes_memory_core.types import MemoryHit
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
@@ -272,7 +272,7 @@ class SessionMemory:
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
             turns = turns[-self._engine.config.ring_size :]
-        summary = sanitize_summary(" ".join(c.text for c in chunks)) if chunks else ""
+        summary = shown_summary(" ".join(c.text for c in chunks)) if chunks else ""  # judged once per text
         if summary and self._engine.config.redact_summaries:
             summary = self._engine.redact_text(summary)
         return SessionView(summary, turns, self.session_id)
