@@ -141,7 +141,9 @@ class EngineOperations:
         records = self.hot.lookup(user_id, ids, current)
         missing = [mid for mid in ids if mid not in records]
         if missing:
-            records.update(self.metadata.get_many(missing, user_id, now=now))
+            read = self.metadata.get_many(missing, user_id, now=now)
+            self.hot.remember(read.values())  # recall reads the same candidates again on the next turn
+            records.update(read)
         return records
 
     def cache_hits(self, user_id: str, records: Sequence[MemoryRecord]) -> None:

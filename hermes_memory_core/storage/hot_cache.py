@@ -23,7 +23,10 @@ import numpy as np
 from hermes_memory_core.storage.metadata import RankRow
 from hermes_memory_core.types import MemoryRecord
 
-__all__ = ["HotCache", "VersionVectors"]
+__all__ = ["RECENT_PER_HOT", "HotCache", "VersionVectors"]
+
+#: Records a search read last kept per most-returned record of the capacity (100 → 2,000 records, a few MiB).
+RECENT_PER_HOT = 20
 
 
 class HotCache:
@@ -43,6 +46,10 @@ class HotCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        # besides the most-returned: the records a search read last (recall reads the same candidates turn after
+        # turn to judge them), least recently read out first
+        self.recent_capacity = capacity * RECENT_PER_HOT
+        self._recent: OrderedDict[str, MemoryRecord] = OrderedDict()
 
     def lookup(self, user_id: str, ids: Sequence[str], current: Mapping[str, RankRow]) -> dict[str, MemoryRecord]:
         """Cached records among ``ids`` that are still current.
@@ -64,6 +71,14 @@ class HotCache:
                     out[mid] = rec if rec.access_count == count else dataclasses.replace(rec, access_count=count)
                 elif rec is not None:
                     del cached[mid]  # changed elsewhere: never serve it again
+                elif (seen := self._recent.get(mid)) is not None:
+                    if row is not None and seen.user_id == user_id and seen.version == row.version \
+                            and seen.updated_at == row.updated_at and seen.memory_type.value == row.memory_type:
+                        count = row.access_count
+                        out[mid] = seen if seen.access_count == count else dataclasses.replace(seen, access_count=count)
+                        self._recent.move_to_end(mid)
+                    else:
+                        del self._recent[mid]
             self.hits += len(out)
             self.misses += len(ids) - len(out)
         return out
@@ -95,17 +110,31 @@ class HotCache:
                     keep.setdefault(mid, uses[mid])
                 self._uses[user_id] = Counter(keep)
 
+    def remember(self, records: Iterable[MemoryRecord]) -> None:
+        """Keep records a search just read (served again only while their row's version, time and tier match)."""
+        if self.recent_capacity <= 0:
+            return
+        with self._lock:
+            for rec in records:
+                self._recent[rec.id] = rec
+                self._recent.move_to_end(rec.id)
+            while len(self._recent) > self.recent_capacity:
+                self._recent.popitem(last=False)
+
     def invalidate(self, memory_id: str) -> None:
         """Drop one memory (after an update, delete or tier change)."""
         with self._lock:
             for cached in self._records.values():
                 cached.pop(memory_id, None)
+            self._recent.pop(memory_id, None)
 
     def drop_user(self, user_id: str) -> None:
         """Forget everything of one user (after their erasure)."""
         with self._lock:
             self._records.pop(user_id, None)
             self._uses.pop(user_id, None)
+            for mid in [mid for mid, rec in self._recent.items() if rec.user_id == user_id]:
+                del self._recent[mid]
 
     def clear(self) -> None:
         """Drop everything (after a key rotation or a restore)."""
@@ -113,6 +142,7 @@ class HotCache:
             self._records.clear()
             self._uses.clear()
             self._floor.clear()
+            self._recent.clear()
 
     def size(self, user_id: str | None = None) -> int:
         """Records held for one user, or for all."""

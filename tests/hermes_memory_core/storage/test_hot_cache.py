@@ -78,3 +78,21 @@ def test_search_uses_the_cache_and_sees_every_change(tmp_path: Path, embedder) -
         assert all(h.id != mid for h in mem.search("咖啡", user_id="u"))
         with pytest.raises(NotFoundError):
             mem.get(mid, user_id="u")
+
+
+def test_records_read_last_are_served_while_current_and_bounded() -> None:
+    cache = HotCache(capacity=1)  # most-returned: 1; read last: 20
+    read = [_rec(i) for i in range(25)]
+    cache.remember(read)
+    assert set(cache.lookup("u", [r.id for r in read], _fields(*read))) == {f"id{i}" for i in range(5, 25)}
+    assert cache.lookup("other", ["id5"], _fields(read[5])) == {}  # never another user's
+    assert cache.lookup("u", ["id6"], _fields(_rec(6, version=2))) == {}  # changed since: dropped
+    assert cache.lookup("u", ["id6"], _fields(read[6])) == {}
+    touched = {"id7": RankRow(None, 1, 2, 0.5, 1, "long_term", 3)}  # a repeat noted elsewhere: newer row
+    assert cache.lookup("u", ["id7"], touched) == {}
+    cache.invalidate("id8")
+    cache.remember([_rec(1, user="gone")])
+    cache.drop_user("gone")
+    found = cache.lookup("u", ["id8", "id9"], _fields(read[8], read[9]))
+    assert set(found) == {"id9"} and cache.lookup("gone", ["id1"], _fields(_rec(1, user="gone"))) == {}
+    assert HotCache(capacity=0).recent_capacity == 0  # the cache off is all of it off
