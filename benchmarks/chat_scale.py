@@ -17,7 +17,9 @@ embedding is out of every figure):
 - **search / recall p50**: ``MemoryProvider.search(top_k=10)`` and ``recall()`` for ``--questions`` LoCoMo
   questions, and their ratio;
 - **middleware turn / bare turn p50**: ``langchain.agents.create_agent`` with a scripted model (no model time),
-  with ``HermesMemoryMiddleware`` and without it, ``--turns`` turns in one thread, and what the middleware adds;
+  with ``HermesMemoryMiddleware`` and without it, ``--turns`` turns in one thread (the user's own first-person
+  lines as new messages), and what the middleware adds: back to back (the last turn's background work still
+  running beside the next), and settled (that work done first, as when a model took its time to answer);
 - **question embeddings / turn**: calls that reached the model for questions per middleware turn (the memo of
   already-embedded questions off: every turn is a new question);
 - **disk KiB / memory**: the store's allocated bytes over its conversation memories;
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -94,6 +97,15 @@ class Memoized:
         return [self._query(t) for t in texts]
 
 
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|my|me)\b")
+
+
+def first_person_lines(sessions: list[list[tuple[str, str]]]) -> list[str]:
+    """What the user says in the first person, as new chat turns (``What`` questions and statements alike): a turn
+    recalls for the user's own words, and a first-person message is matched in two forms."""
+    return list(dict.fromkeys(t for lines in sessions for role, t in lines if role == "user" and _FIRST_PERSON.search(t)))
+
+
 def chat_lines(data: Path) -> tuple[list[list[tuple[str, str]]], list[str]]:
     """The held-out conversations' sessions as (role, text) lines (speaker A is the user) and their questions."""
     sessions: list[list[tuple[str, str]]] = []
@@ -132,7 +144,7 @@ class Filler:
     """Feeds one user's store through sessions, and the peers the same lines with the same vectors."""
 
     def __init__(self, mem: Any, embedder: Memoized, peers: list[Any], sessions: list[list[tuple[str, str]]]) -> None:
-        self.mem, self.embedder, self.peers = mem, embedder, peers
+        self.mem, self.embedder, self.peers, self.sessions = mem, embedder, peers, sessions
         self.stream = _stream(sessions)
         self.session: Any = None
         self.key: tuple[int, int] | None = None
@@ -314,7 +326,8 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
     row["disk_kib_per_memory"] = dir_bytes(data_dir) / 1024 / max(row["memories"], 1)
     row["peer_disk_kib_per_memory"] = {p.name: p.disk() / 1024 / max(filler.lines, 1) for p in peers if p.disk()}
     # turns: a new question each turn (not one the store embedded before), the memo of questions off
-    turns = [f"{q} (turn {size}-{i})" for i, q in enumerate(questions[: args.turns])]
+    spoken = first_person_lines(filler.sessions)[size % 97:]
+    turns = [f"{q} ({size}-{i})" for i, q in enumerate(spoken[: args.turns])]
     config: Any = {"configurable": {"thread_id": f"turns-{size}", "user_id": USER}}
     bare_cfg: Any = {"configurable": {"thread_id": f"bare-{size}"}}
     turn_embeddings = getattr(mem.engine, "turns", None)  # (absent before questions were embedded once a turn)
