@@ -220,7 +220,7 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         new = self._new_user_messages(state)
         if thread_id is not None and new:
             session = self._session(user_id, thread_id)
-            session.add_messages([_to_core(m) for m in self._unseen(session.view(), new)])
+            session.add_messages([_to_core(m) for m in self._unseen(session.view(summary=False), new)])
         return None
 
     async def abefore_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -249,7 +249,7 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         answer = self._final_answer(state)
         if thread_id is not None and answer:
             session = self._session(user_id, thread_id)
-            session.add_messages([_to_core(m) for m in self._unseen(session.view(), answer)])
+            session.add_messages([_to_core(m) for m in self._unseen(session.view(summary=False), answer)])
         return None
 
     async def aafter_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:

@@ -261,21 +261,22 @@ class SessionMemory:
         return Message(message.role, redact(message.content if content is None else content), walk(data),
                        message.created_at, message.turn)
 
-    def view(self, all_turns: bool = False) -> SessionView:
+    def view(self, all_turns: bool = False, *, summary: bool = True) -> SessionView:
         """The running summary and the last ``ring_size`` turns (every buffered turn with ``all_turns``: a turn
         waiting for its summary included). The summary is checked whole as it goes into a prompt: sentences the
         injection guard flags (alone, or with a neighbour: an attack split across turns or chunks) are left out, and
-        PII joined across chunks is redacted (with ``redact_summaries``)."""
+        PII joined across chunks is redacted (with ``redact_summaries``). ``summary=False``: the turns only (the
+        view's summary is ""), for a caller that only asks which messages the session holds."""
         self._engine.need_open()
         store = self._sessions.store
-        chunks = store.chunks(self.user_id, self.session_id)
+        chunks = store.chunks(self.user_id, self.session_id) if summary else []
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
             turns = turns[-self._engine.config.ring_size :]
-        summary = shown_summary(" ".join(c.text for c in chunks)) if chunks else ""  # judged once per text
-        if summary and self._engine.config.redact_summaries:
-            summary = self._engine.redact_text(summary)
-        return SessionView(summary, turns, self.session_id)
+        shown = shown_summary(" ".join(c.text for c in chunks)) if chunks else ""  # judged once per text
+        if shown and self._engine.config.redact_summaries:
+            shown = self._engine.redact_text(shown)
+        return SessionView(shown, turns, self.session_id)
 
     def begin(self) -> None:
         """The user is in this session now. While it holds no turn, the user's other sessions are ended in the

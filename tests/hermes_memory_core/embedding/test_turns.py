@@ -63,18 +63,27 @@ def test_the_memo_is_bounded_and_its_vectors_cannot_be_changed(embedder: Embedde
 
 
 def test_a_question_does_not_wait_for_a_whole_batch_of_documents(embedder: Embedder) -> None:
-    model = Counting(embedder, doc_delay=0.05)
+    model = Counting(embedder)
     turns = TurnEmbeddings(model)  # type: ignore[arg-type]
+    inside = threading.Event()
+    real = model.embed_documents
+
+    def first_chunk_waits_for_the_question(texts: Sequence[str]) -> np.ndarray:
+        if not inside.is_set():
+            inside.set()  # the model is busy with this chunk
+            while not turns._asking:  # until the question waits for the model
+                time.sleep(0.001)
+        return real(texts)
+
+    model.embed_documents = first_chunk_waits_for_the_question  # type: ignore[method-assign]
     texts = [f"line {i}" for i in range(DOCUMENT_CHUNK * 6)]
     done: dict[str, Any] = {}
     worker = threading.Thread(target=lambda: done.setdefault("docs", turns.embed_documents(texts)))
     worker.start()
-    while not model.calls:
-        time.sleep(0.001)
+    assert inside.wait(10)
     turns.embed_query("What did I say about Chengdu?")
     worker.join()
-    kinds = [kind for kind, _ in model.calls]
-    assert kinds.index("query") <= 2  # after the chunk under way (or the next), not after all six
+    assert [kind for kind, _ in model.calls][:2] == ["documents", "query"]  # right after the chunk under way
     assert np.array_equal(done["docs"], embedder.embed_documents(texts))
 
 

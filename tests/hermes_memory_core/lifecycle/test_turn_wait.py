@@ -3,47 +3,80 @@
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hermes_memory_core import MemoryProvider, turn_context
+from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.lifecycle import background
+from tests.conftest import ADMIN, make_config
+
+
+class Held:
+    """Archiving waits until ``release`` is set (at most 20 s); ``done`` is set once a held archive has run."""
+
+    def __init__(self) -> None:
+        self.release, self.done = threading.Event(), threading.Event()
 
 
 @pytest.fixture
-def slow_archive(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Archiving waits (at most 5 s) until the returned event is set."""
-    release = threading.Event()
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    state = Held()
     real = background.archive_completed
 
     def archive(*args: Any, **kwargs: Any) -> int:
-        release.wait(5)
-        return real(*args, **kwargs)
+        state.release.wait(20)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            state.done.set()
 
     monkeypatch.setattr(background, "archive_completed", archive)
-    return release
+    yield state
+    state.release.set()
 
 
-def test_the_next_turn_of_a_session_does_not_wait_for_its_archiving(mem: MemoryProvider,
-                                                                    slow_archive: threading.Event) -> None:
-    s = mem.session("u", "monday")
+@pytest.fixture
+def patient(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryProvider]:
+    """A store whose recall waits as long as it takes for the turns still being kept (no timeout decides)."""
+    with MemoryProvider(make_config(tmp_path / "s", recall_settle_seconds=60), embedder=embedder, caller=ADMIN) as mem:
+        yield mem
+
+
+def test_the_next_turn_of_a_session_does_not_wait_for_its_archiving(patient: MemoryProvider, held: Held) -> None:
+    s = patient.session("u", "monday")
     s.add_messages([("user", "I'm flying to Chengdu on Friday for the marathon"), ("assistant", "Good luck!")])
     s.add_messages([("user", "Which city am I flying to?")])
-    started = time.monotonic()
-    ctx = turn_context(mem, "Which city am I flying to?", user_id="u", session_id="monday")
-    assert time.monotonic() - started < 1.5  # the archive job is still held back (5 s)
+    ctx = turn_context(patient, "Which city am I flying to?", user_id="u", session_id="monday")
+    assert not held.done.is_set()  # answered while the last turn's archiving was still held back
     assert "Chengdu" in s.view().messages[0].content and not ctx.hits  # shown by the session itself, not twice
-    slow_archive.set()
 
 
-def test_another_session_still_waits_for_the_turns_just_said(mem: MemoryProvider,
-                                                             slow_archive: threading.Event) -> None:
-    s = mem.session("u", "monday")
+def test_another_session_still_waits_for_the_turns_just_said(patient: MemoryProvider, held: Held) -> None:
+    s = patient.session("u", "monday")
     s.add_messages([("user", "I'm flying to Chengdu on Friday for the marathon"), ("assistant", "Good luck!")])
-    threading.Timer(0.3, slow_archive.set).start()
-    started = time.monotonic()
-    ctx = turn_context(mem, "Which city am I flying to?", user_id="u", session_id="tuesday")
-    assert time.monotonic() - started >= 0.25
+    threading.Timer(0.3, held.release.set).start()
+    ctx = turn_context(patient, "Which city am I flying to?", user_id="u", session_id="tuesday")
+    assert held.done.is_set()  # it waited for the archive
     assert any("Chengdu" in h.content for h in ctx.hits)
+
+
+def test_a_view_of_the_turns_alone_reads_no_summary(mem: MemoryProvider, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory_core.short_term import session as session_module
+
+    s = mem.session("u", "long")
+    for i in range(16):  # past the ring: older turns are summarised
+        s.add_messages([("user", f"We planned trip number {i} to the coast."), ("assistant", "Sounds lovely.")])
+    mem.flush()
+    full = s.view()
+    assert full.summary
+
+    def judged(text: str) -> str:
+        raise AssertionError("the summary was judged")
+
+    monkeypatch.setattr(session_module, "shown_summary", judged)
+    turns = s.view(summary=False)
+    assert turns.summary == "" and turns.messages == full.messages
