@@ -134,6 +134,21 @@ class CachedEmbedder:
             self.hits += 1
         return self._mem[key]
 
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Several forms of one question (a turn's question as asked and about the user): those not cached in one
+        call to the wrapped model when it batches queries (the same vectors as one by one)."""
+        keys = [self._key(self._query_kind, t) for t in texts]
+        todo = [i for i, k in enumerate(keys) if k not in self._mem]
+        self.hits += len(texts) - len(todo)
+        self.misses += len(todo)
+        batch = getattr(self.inner, "embed_queries", None)
+        if todo:
+            vecs = batch([texts[i] for i in todo]) if batch is not None else [self.inner.embed_query(texts[i])
+                                                                              for i in todo]
+            for i, vec in zip(todo, vecs, strict=True):
+                self._mem[keys[i]] = np.asarray(vec, dtype=np.float32)
+        return [self._mem[k] for k in keys]
+
     def save(self) -> None:
         if self._path is not None and self.misses:
             self._path.parent.mkdir(parents=True, exist_ok=True)
