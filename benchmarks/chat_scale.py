@@ -13,15 +13,16 @@ vectors (every store is given the same embedder; a question is embedded once bef
 embedding is out of every figure):
 
 - **write ms / message**: the wall time of ``--window`` messages through sessions, background archiving drained,
-  per message, at 400 memories and at the size (the ratio is how flat writes stay);
+  per message, at the size and, window for window beside it, on a copy of the store as it stood at 400 memories
+  (the ratio is how flat writes stay, both measured under the same machine load);
 - **search / recall p50**: ``MemoryProvider.search(top_k=10)`` and ``recall()`` for ``--questions`` LoCoMo
   questions, and their ratio;
 - **middleware turn / bare turn p50**: ``langchain.agents.create_agent`` with a scripted model (no model time),
   with ``HermesMemoryMiddleware`` and without it, ``--turns`` turns in one thread (the user's own first-person
   lines as new messages), and what the middleware adds: back to back (the last turn's background work still
   running beside the next), and settled (that work done first, as when a model took its time to answer);
-- **question embeddings / turn**: calls that reached the model for questions per middleware turn (the memo of
-  already-embedded questions off: every turn is a new question);
+- **question embeddings / turn**: calls that reached the model for questions per middleware turn (every turn a
+  new message);
 - **disk KiB / memory**: the store's allocated bytes over its conversation memories;
 - peers on the same lines and vectors: LangGraph's ``SqliteStore`` (sqlite-vec index; ``pip install -e
   '.[peers]'``), LlamaIndex ``VectorMemoryBlock`` on its ``SimpleVectorStore`` (the vector block of ``Memory``),
@@ -280,6 +281,47 @@ class _Numpy:
         return 0
 
 
+class Baseline:
+    """A copy of the store as it stood at 400 memories, for writes timed beside a bigger store's: each window opens
+    a fresh copy, says the next lines of the conversation, and is timed like the big store's (opening not timed)."""
+
+    def __init__(self, template: Path, root: Path, embedder: Memoized, sessions: list[list[tuple[str, str]]],
+                 said: int) -> None:
+        self.template, self.root, self.embedder, self.sessions, self.said = template, root, embedder, sessions, said
+
+    def window(self, count: int) -> float:
+        import shutil
+
+        from hermes_memory_core import MemoryConfig, MemoryProvider
+
+        target = self.root / "at-400"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(self.template, target)
+        with MemoryProvider(MemoryConfig(data_dir=target), embedder=self.embedder) as mem:
+            filler = Filler(mem, self.embedder, [], self.sessions)
+            for _ in range(self.said):
+                next(filler.stream)  # the lines the copy holds already
+            mem.flush()
+            said = filler.messages(count)
+            spent = (said + _timed(mem.flush)) / count * 1000
+        shutil.rmtree(target, ignore_errors=True)
+        return spent
+
+
+def _baseline(root: Path, embedder: Memoized, sessions: list[list[tuple[str, str]]]) -> Baseline:
+    """Fill a store to 400 memories through sessions and keep it closed as the template of :class:`Baseline`."""
+    from hermes_memory_core import MemoryConfig, MemoryProvider
+
+    template = root / "template-400"
+    with MemoryProvider(MemoryConfig(data_dir=template), embedder=embedder) as mem:
+        filler = Filler(mem, embedder, [], sessions)
+        filler.fill_to(FIRST, Progress("the store at 400", FIRST))
+        if filler.session is not None:
+            filler.session.close()
+        mem.flush()
+    return Baseline(template, root, embedder, sessions, filler.lines)
+
+
 def _agents(mem: Any) -> tuple[Any, Any]:
     from langchain.agents import create_agent
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -303,12 +345,19 @@ def _agents(mem: Any) -> tuple[Any, Any]:
 
 
 def measure(size: int, filler: Filler, questions: list[str], args: argparse.Namespace, peers: list[Any],
-            bare: Any, with_memory: Any, data_dir: Path) -> dict[str, Any]:
+            bare: Any, with_memory: Any, data_dir: Path, baseline: Baseline | None = None) -> dict[str, Any]:
     """Everything of one size (the store already holds ``size`` conversation memories)."""
     mem, emb = filler.mem, filler.embedder
     row: dict[str, Any] = {"size": size, "memories": filler.conversation_memories()}
-    said = filler.messages(args.window)
-    row["write_ms"] = (said + _timed(mem.flush)) / args.window * 1000  # the messages, then their archiving
+    # writes at this size and at 400, window for window side by side (the same machine load for both)
+    here, small = [], []
+    for _ in range(2):
+        said = filler.messages(args.window // 2)
+        here.append((said + _timed(mem.flush)) / (args.window // 2) * 1000)  # the messages, then their archiving
+        if baseline is not None:
+            small.append(baseline.window(args.window // 2))
+    row["write_ms"] = statistics.mean(here)
+    row["write_ms_at_400"] = statistics.mean(small) if small else row["write_ms"]
     qs = questions[: args.questions]
     vecs = [emb.embed_query(q) for q in qs]
     for q in qs:  # each question's vector is known to the store (query embedding out of the figures)
@@ -330,11 +379,7 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
     turns = [f"{q} ({size}-{i})" for i, q in enumerate(spoken[: args.turns])]
     config: Any = {"configurable": {"thread_id": f"turns-{size}", "user_id": USER}}
     bare_cfg: Any = {"configurable": {"thread_id": f"bare-{size}"}}
-    turn_embeddings = getattr(mem.engine, "turns", None)  # (absent before questions were embedded once a turn)
-    memo = turn_embeddings.memo_size if turn_embeddings is not None else 0
-    if turn_embeddings is not None:
-        turn_embeddings.memo_size = 0
-    calls = emb.query_calls
+    calls = emb.query_calls  # every turn is a new message: none was embedded before
     bare_t, mid_t, settled_t = [], [], []
     for i, q in enumerate(turns):
         # back to back (the last turn's archiving still running beside this one), and, every other turn, with the
@@ -346,8 +391,6 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
             settled_t.append(_timed(lambda m=message: with_memory.invoke(m, config)))
         else:
             mid_t.append(_timed(lambda m=message: with_memory.invoke(m, config)))
-    if turn_embeddings is not None:
-        turn_embeddings.memo_size = memo
     row["question_embeddings_per_turn"] = (emb.query_calls - calls) / max(len(turns), 1)
     row["bare_turn_ms"], row["middleware_turn_ms"] = _p50(bare_t), _p50(mid_t)
     row["middleware_settled_turn_ms"] = _p50(settled_t)
@@ -396,14 +439,15 @@ def main(argv: list[str] | None = None) -> int:
         with MemoryProvider(cfg, embedder=embedder) as mem:
             filler = Filler(mem, embedder, peers, sessions)
             bare, with_memory = _agents(mem)
+            baseline = _baseline(root, embedder, sessions)
             progress = Progress("filling through sessions", sizes[-1])
             filler.fill_to(FIRST, progress)
             first = measure(FIRST, filler, questions, args, peers, bare, with_memory, root / "hermes")
             log(f"at {FIRST}: {first['write_ms']:.2f} ms / message")
             for size in sizes:
                 filler.fill_to(size, progress)
-                row = measure(size, filler, questions, args, peers, bare, with_memory, root / "hermes")
-                row["write_vs_400"] = row["write_ms"] / first["write_ms"]
+                row = measure(size, filler, questions, args, peers, bare, with_memory, root / "hermes", baseline)
+                row["write_vs_400"] = row["write_ms"] / row["write_ms_at_400"]
                 rows.append(row)
                 log(f"at {size:,}: {json.dumps({k: v for k, v in row.items() if not isinstance(v, dict)})}")
     if isinstance(inner, CachedEmbedder):
