@@ -13,8 +13,8 @@ vectors (every store is given the same embedder; a question is embedded once bef
 embedding is out of every figure):
 
 - **write ms / message**: the wall time of ``--window`` messages through sessions, background archiving drained,
-  per message, at the size and, window for window beside it, on a copy of the store as it stood at 400 memories
-  (the ratio is how flat writes stay, both measured under the same machine load);
+  per message, at 400 memories and at the size (the ratio is how flat writes stay; one window each, so a busy
+  machine moves it: repeat the run);
 - **search / recall p50**: ``MemoryProvider.search(top_k=10)`` and ``recall()`` for ``--questions`` LoCoMo
   questions, and their ratio;
 - **middleware turn / bare turn p50**: ``langchain.agents.create_agent`` with a scripted model (no model time),
@@ -281,49 +281,6 @@ class _Numpy:
         return 0
 
 
-class Baseline:
-    """A copy of the store as it stood at 400 memories, for writes timed beside a bigger store's: each window opens
-    a fresh copy, says 20 lines to warm it (untimed), then the next lines of the conversation, timed like the big
-    store's."""
-
-    def __init__(self, template: Path, root: Path, embedder: Memoized, sessions: list[list[tuple[str, str]]],
-                 said: int) -> None:
-        self.template, self.root, self.embedder, self.sessions, self.said = template, root, embedder, sessions, said
-
-    def window(self, count: int) -> float:
-        import shutil
-
-        from hermes_memory_core import MemoryConfig, MemoryProvider
-
-        target = self.root / "at-400"
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(self.template, target)
-        with MemoryProvider(MemoryConfig(data_dir=target), embedder=self.embedder) as mem:
-            filler = Filler(mem, self.embedder, [], self.sessions)
-            for _ in range(self.said):
-                next(filler.stream)  # the lines the copy holds already
-            filler.messages(20)  # warm, as the big store is: a store's first writes after opening cost more
-            mem.flush()
-            said = filler.messages(count)
-            spent = (said + _timed(mem.flush)) / count * 1000
-        shutil.rmtree(target, ignore_errors=True)
-        return spent
-
-
-def _baseline(root: Path, embedder: Memoized, sessions: list[list[tuple[str, str]]]) -> Baseline:
-    """Fill a store to 400 memories through sessions and keep it closed as the template of :class:`Baseline`."""
-    from hermes_memory_core import MemoryConfig, MemoryProvider
-
-    template = root / "template-400"
-    with MemoryProvider(MemoryConfig(data_dir=template), embedder=embedder) as mem:
-        filler = Filler(mem, embedder, [], sessions)
-        filler.fill_to(FIRST, Progress("the store at 400", FIRST))
-        if filler.session is not None:
-            filler.session.close()
-        mem.flush()
-    return Baseline(template, root, embedder, sessions, filler.lines)
-
-
 def _agents(mem: Any) -> tuple[Any, Any]:
     from langchain.agents import create_agent
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -347,19 +304,12 @@ def _agents(mem: Any) -> tuple[Any, Any]:
 
 
 def measure(size: int, filler: Filler, questions: list[str], args: argparse.Namespace, peers: list[Any],
-            bare: Any, with_memory: Any, data_dir: Path, baseline: Baseline | None = None) -> dict[str, Any]:
+            bare: Any, with_memory: Any, data_dir: Path) -> dict[str, Any]:
     """Everything of one size (the store already holds ``size`` conversation memories)."""
     mem, emb = filler.mem, filler.embedder
     row: dict[str, Any] = {"size": size, "memories": filler.conversation_memories()}
-    # writes at this size and at 400, window for window side by side (the same machine load for both)
-    here, small = [], []
-    for _ in range(2):
-        said = filler.messages(args.window // 2)
-        here.append((said + _timed(mem.flush)) / (args.window // 2) * 1000)  # the messages, then their archiving
-        if baseline is not None:
-            small.append(baseline.window(args.window // 2))
-    row["write_ms"] = statistics.mean(here)
-    row["write_ms_at_400"] = statistics.mean(small) if small else row["write_ms"]
+    said = filler.messages(args.window)
+    row["write_ms"] = (said + _timed(mem.flush)) / args.window * 1000  # the messages, then their archiving
     qs = questions[: args.questions]
     vecs = [emb.embed_query(q) for q in qs]
     for q in qs:  # each question's vector is known to the store (query embedding out of the figures)
@@ -444,15 +394,14 @@ def main(argv: list[str] | None = None) -> int:
         with MemoryProvider(cfg, embedder=embedder) as mem:
             filler = Filler(mem, embedder, peers, sessions)
             bare, with_memory = _agents(mem)
-            baseline = _baseline(root, embedder, sessions)
             progress = Progress("filling through sessions", sizes[-1])
             filler.fill_to(FIRST, progress)
             first = measure(FIRST, filler, questions, args, peers, bare, with_memory, root / "hermes")
             log(f"at {FIRST}: {first['write_ms']:.2f} ms / message")
             for size in sizes:
                 filler.fill_to(size, progress)
-                row = measure(size, filler, questions, args, peers, bare, with_memory, root / "hermes", baseline)
-                row["write_vs_400"] = row["write_ms"] / row["write_ms_at_400"]
+                row = measure(size, filler, questions, args, peers, bare, with_memory, root / "hermes")
+                row["write_vs_400"] = row["write_ms"] / first["write_ms"]
                 rows.append(row)
                 log(f"at {size:,}: {json.dumps({k: v for k, v in row.items() if not isinstance(v, dict)})}")
     if isinstance(inner, CachedEmbedder):
