@@ -25,7 +25,7 @@ from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
 from hermes_memory_core.portability import export_bundle
 from hermes_memory_core.storage.read_only import read_only_error
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
+from hermes_memory_core.types import ErasureKind, MemoryType, ReconcileReport, StoreStats
 
 if TYPE_CHECKING:
     from hermes_memory_console import ConsoleServer
@@ -65,7 +65,7 @@ class StoreAdministration:
         try:
             return purge_user(self.engine, uid, drain=self._background.drain)
         except StorageFullError as exc:  # say whether the next open finishes it, or nothing was erased yet
-            recorded = any(e.kind == "user" and e.user_id == uid for e in self.engine.pending_erasures())
+            recorded = any(e.kind is ErasureKind.USER and e.user_id == uid for e in self.engine.pending_erasures())
             then = ("the erasure is recorded: the next open or reconcile() finishes it once space is freed" if recorded
                     else "nothing of the user was erased yet: call purge_user again once space is freed")
             raise StorageFullError(f"purge_user({uid!r}): {exc}; {then}") from exc

@@ -34,7 +34,7 @@ from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint, Vector
 from hermes_memory_core.text.perspective import embedding_text
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.types import AccessAction, MemoryRecord, MemoryType, MemoryVersion, ReconcileReport
+from hermes_memory_core.types import AccessAction, ErasureKind, MemoryRecord, MemoryType, MemoryVersion, ReconcileReport
 
 __all__ = ["EngineOperations", "payload"]
 
@@ -224,7 +224,7 @@ class EngineOperations:
         transaction, the vector points (by the user filter for a user, so points no row knows go too), the hot
         cache, the cached past-version vectors and buffered access records; log a one-memory erasure as
         ``hard_delete``. Idempotent. Returns the memories removed. :meth:`rewrite_erased` then rewrites the files."""
-        if erasure.kind == "user":
+        if erasure.kind is ErasureKind.USER:
             ids = self.metadata.erase_user_rows(erasure.user_id)
             self.vectors.delete_user(erasure.user_id)
             self.hot.drop_user(erasure.user_id)
@@ -240,7 +240,7 @@ class EngineOperations:
             self.past_vectors.drop(erasure.user_id, erasure.memory_id)
             self.discard_access(erasure.user_id, erasure.memory_id)
         self.vectors.flush()
-        if erasure.kind == "memory":
+        if erasure.kind is ErasureKind.MEMORY:
             self.metadata.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, self.now(), "")
         return len(ids)
 

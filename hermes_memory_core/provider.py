@@ -36,11 +36,10 @@ from hermes_memory_core.portability import restore_bundle
 from hermes_memory_core.retrieval.search import Searcher, build_filter
 from hermes_memory_core.short_term.session import SessionMemory, Sessions
 from hermes_memory_core.storage.hot_cache import HotCache
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
 from hermes_memory_core.trust.write_guard import guard_text, guard_texts
-from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion
+from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion, Message
 
 __all__ = ["MemoryProvider"]
 

@@ -34,11 +34,10 @@ from hermes_memory_core.lifecycle.dedupe import fact_signature
 from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import is_question, question_key
 from hermes_memory_core.trust.injection import conversation_lines_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
-from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType, Message
 
 __all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
            "end_session", "erase_said", "speaker", "user_words"]

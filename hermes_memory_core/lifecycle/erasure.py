@@ -44,7 +44,7 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import StoreBusyError
 from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
-from hermes_memory_core.types import MemoryRecord, MemoryType
+from hermes_memory_core.types import ErasureKind, MemoryRecord, MemoryType
 from hermes_memory_core.validation import is_reserved_user_id
 
 log = logging.getLogger("hermes_memory.erasure")
@@ -147,7 +147,7 @@ def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | N
     killed at any later point — while ``drain`` waits for background work, in the adapters' purge hooks, midway
     through the rows — leaves an erasure the next open finishes."""
     started = time.perf_counter()
-    erasure = Erasure("user", user_id)
+    erasure = Erasure(ErasureKind.USER, user_id)
     with engine.write_lock:
         engine.need_open()
         engine.record_erasure(erasure)
@@ -170,7 +170,7 @@ def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
     neighbours' context, its access-log rows, vector point and cache entry (the caller checked permission).
     One ``hard_delete`` access-log row without content records that it happened."""
     started = time.perf_counter()
-    erasure = Erasure("memory", rec.user_id, rec.id)
+    erasure = Erasure(ErasureKind.MEMORY, rec.user_id, rec.id)
     with engine.write_lock:
         engine.need_open()
         engine.record_erasure(erasure)

@@ -62,7 +62,7 @@ def bm25(tokens: Sequence[str], terms: Sequence[str], stats: KeywordStats, conte
 
 def _rank_row(rec: MemoryRecord) -> RankRow:
     return RankRow(rec.session_id, rec.created_at, rec.updated_at, rec.importance, rec.version,
-                   rec.memory_type.value, rec.access_count)
+                   rec.memory_type, rec.access_count)
 
 
 def search_as_of(

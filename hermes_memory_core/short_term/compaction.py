@@ -15,9 +15,9 @@ from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import without_questions
 from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.types import Message
 
 __all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
 

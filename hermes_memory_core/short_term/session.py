@@ -21,11 +21,10 @@ from typing import Any
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.injection import sanitize_summary
 from hermes_memory_core.trust.redaction import Redactor
-from hermes_memory_core.types import MemoryHit
+from hermes_memory_core.types import MemoryHit, Message
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
 log = logging.getLogger("hermes_memory.session")

@@ -291,7 +291,7 @@ def test_one_memory_block_renderer() -> None:
 #: and fault tests in ``faults/``. At the top level: the tests of the top-level modules (``test_<module>.py`` or
 #: ``test_<module>_<topic>.py``) and these, which look at the whole package.
 TESTS = Path(__file__).resolve().parent
-WHOLE_PACKAGE_TESTS = {"test_architecture.py", "test_imports.py", "test_readme_knowledge.py"}
+WHOLE_PACKAGE_TESTS = {"test_architecture.py", "test_imports.py", "test_package_face.py", "test_readme_knowledge.py"}
 
 
 def test_tests_mirror_the_packages() -> None:
