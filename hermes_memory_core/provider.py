@@ -28,7 +28,6 @@ from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
-from hermes_memory_core.lifecycle.conversation import erase_said
 from hermes_memory_core.lifecycle.erasure import erase_memory, finish_erasures
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
@@ -39,7 +38,7 @@ from hermes_memory_core.storage.hot_cache import HotCache
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
 from hermes_memory_core.trust.write_guard import guard_text, guard_texts
-from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion, Message
+from hermes_memory_core.types import MemoryHit, MemoryItem, MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = ["MemoryProvider"]
 
@@ -115,17 +114,11 @@ class MemoryProvider(StoreAdministration):
         self._caller_given = caller is not None
         self._search = Searcher(engine)
         self._background = BackgroundLifecycle(engine, self._llm_for)
-        self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain,
-                                  self._background.schedule_end, self._background.schedule_new_session,
-                                  self._background.schedule_archive, self._undo_said)
+        self._sessions = Sessions(engine, self._background)
         open_providers.add(engine.store_key, self)
         if not engine.read_only:  # a read-only store runs no background work and finishes nothing
             finish_erasures(engine)  # an erasure a killed process left half done
             self._background.resume()
-
-    def _undo_said(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
-        for rec in erase_said(self.engine, user_id, session_id, turns):
-            erase_memory(self.engine, rec)
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
         return self._sessions.llm_for(user_id, session_id) or self.llm

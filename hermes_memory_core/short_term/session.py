@@ -1,10 +1,10 @@
 """Short-term memory as the adapters see it: a session's running summary plus its last turns.
 
-Writes are durable when ``add_messages`` returns (one transaction). When a session holds more than ``ring_size``
-turns, :class:`Sessions` tells its owner (``on_overflow``), which summarises the oldest turns, keeps them as
-conversation memories and promotes what the user said in them, in the background, on the host's model when one was
-given; ``close()`` (``on_end``) and a new session of the same user (``on_new``) do the same for the turns still
-buffered. ``flush()`` waits for that work.
+Writes are durable when ``add_messages`` returns (one transaction). Every write is told to the store's
+:class:`SessionEvents` (``written``: the session's first turn, and whether it holds more than ``ring_size`` turns),
+which keeps the completed turns as conversation memories, summarises the oldest ones and promotes what the user
+said in them, in the background, on the host's model when one was given; ``close()`` (``ended``) and a new session
+of the same user (``began``) do the same for the turns still buffered. ``flush()`` waits for that work.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError
@@ -29,7 +29,7 @@ from hermes_memory_core.validation import check_json, check_session_id, check_te
 
 log = logging.getLogger("hermes_memory.session")
 
-__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
+__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionEvents", "SessionMemory", "SessionView", "Sessions"]
 
 #: Roles whose message opens a new turn; ``assistant``, ``tool``, ``system`` ... join the current one.
 USER_ROLES = frozenset({"user", "human"})
@@ -127,39 +127,41 @@ _INVISIBLE_RUN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060
 CUT_NOTE = " … [cut: the message had {n} characters]"
 
 
+class SessionEvents(Protocol):
+    """What the short-term room tells the background lifecycle about its sessions (implemented by
+    :class:`~hermes_memory_core.lifecycle.background.BackgroundLifecycle`)."""
+
+    def written(self, user_id: str, session_id: str, *, opened: bool, overflowing: bool) -> None:
+        """Messages were written to the session; ``opened``: they hold its first turn (its user left the others);
+        ``overflowing``: it holds more than ``ring_size`` turns now."""
+
+    def began(self, user_id: str, session_id: str) -> None:
+        """The user is in this session (which holds no turn yet): their other sessions end."""
+
+    def ended(self, user_id: str, session_id: str) -> None:
+        """The session was closed."""
+
+    def undo(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
+        """The user takes these buffered turns back (before they are dropped): what was kept of them is erased."""
+
+    def wait(self) -> None:
+        """Block until the background work told so far is done."""
+
+
 class Sessions:
-    """The short-term room: session handles, the model each session brought, and overflow notices.
+    """The short-term room: session handles, the model each session brought, and what it tells of its sessions.
 
     Args:
         engine: The open store.
-        on_overflow: Called with ``(user_id, session_id)`` when a session holds more than ``ring_size`` turns.
-        wait: Blocks until the background work ``on_overflow`` started is done.
-        on_end: Called with ``(user_id, session_id)`` when a session is closed.
-        on_new: Called with ``(user_id, session_id)`` when a session gets its first turn (its user left the others).
-        on_append: Called with ``(user_id, session_id)`` after every write (its completed turns can be kept).
-        on_undo: Called with ``(user_id, session_id, turns)`` before ``clear(undo=True)`` drops those turns.
+        events: Told of every write, first turn, close and undo (:class:`SessionEvents`).
     """
 
-    def __init__(
-        self,
-        engine: MemoryEngine,
-        on_overflow: Callable[[str, str], None],
-        wait: Callable[[], None],
-        on_end: Callable[[str, str], None] | None = None,
-        on_new: Callable[[str, str], None] | None = None,
-        on_append: Callable[[str, str], None] | None = None,
-        on_undo: Callable[[str, str, list[list[Message]]], None] | None = None,
-    ) -> None:
+    def __init__(self, engine: MemoryEngine, events: SessionEvents) -> None:
         self.engine = engine
         self.store = engine.sessions
         #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
         self.redactor = Redactor(engine.config.redact_kinds) if engine.config.redact_pii else None
-        self.on_overflow = on_overflow
-        self.wait = wait
-        self.on_end = on_end
-        self.on_new = on_new
-        self.on_append = on_append
-        self.on_undo = on_undo
+        self.events = events
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -220,12 +222,8 @@ class SessionMemory:
             msgs = self._redacted_together(msgs)
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
                              self._engine.now())
-        if turns[0] == 0 and self._sessions.on_new is not None:
-            self._sessions.on_new(self.user_id, self.session_id)
-        if self._sessions.on_append is not None:
-            self._sessions.on_append(self.user_id, self.session_id)
-        if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
-            self._sessions.on_overflow(self.user_id, self.session_id)
+        overflowing = store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size
+        self._sessions.events.written(self.user_id, self.session_id, opened=turns[0] == 0, overflowing=overflowing)
 
     def _redacted_together(self, msgs: list[Message]) -> list[Message]:
         """The messages redacted (:meth:`_redacted`), and read together with their neighbours — the session's last
@@ -282,18 +280,18 @@ class SessionMemory:
         written — LlamaIndex's context chat engines call ``get`` before ``put`` — finds their facts already
         (``recall`` waits a bounded time for that work). Nothing happens once the session has a turn."""
         self._engine.need_open()
-        if self._sessions.on_new is not None and not self._sessions.store.turn_count(self.user_id, self.session_id):
-            self._sessions.on_new(self.user_id, self.session_id)
+        if not self._sessions.store.turn_count(self.user_id, self.session_id):
+            self._sessions.events.began(self.user_id, self.session_id)
 
     def clear(self, undo: bool = False) -> None:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
         ``undo`` the user takes the buffered turns back: the conversation memories already kept from them are
         erased too, completely."""
         self._engine.need_open()
-        if undo and self._sessions.on_undo is not None:
-            self._sessions.wait()  # an archive of these turns in flight lands first, then goes with them
-            self._sessions.on_undo(self.user_id, self.session_id, self._sessions.store.turns(self.user_id,
-                                                                                              self.session_id))
+        if undo:  # an archive of these turns in flight lands first, then goes with them
+            self._sessions.events.wait()
+            self._sessions.events.undo(self.user_id, self.session_id,
+                                       self._sessions.store.turns(self.user_id, self.session_id))
         self._sessions.store.clear(self.user_id, self.session_id)
 
     def close(self) -> None:
@@ -302,8 +300,7 @@ class SessionMemory:
         buffer stays, so a session that goes on keeps its context (its turns are not archived twice)."""
         self._engine.need_open()
         self._sessions.store.close_session(self.user_id, self.session_id, self._engine.now())
-        if self._sessions.on_end is not None:
-            self._sessions.on_end(self.user_id, self.session_id)
+        self._sessions.events.ended(self.user_id, self.session_id)
 
     def context_tokens(self) -> int:
         """cl100k_base tokens the summary and the buffered turns put into a prompt."""
@@ -313,7 +310,7 @@ class SessionMemory:
 
     def flush(self) -> None:
         """Wait until the store's background summaries and promotions are done."""
-        self._sessions.wait()
+        self._sessions.events.wait()
 
     async def aadd_messages(self, messages: Iterable[MessageLike]) -> None:
         """Async twin of :meth:`add_messages`."""

@@ -267,6 +267,38 @@ def test_short_term_owns_its_ring() -> None:
     assert reach == []
 
 
+def _positional_jobs(source: str) -> list[int]:
+    """Lines that build or read a job as a tuple: a subscript of ``job``, or a tuple opening with a string literal
+    handed to ``submit``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "job":
+            found.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit":
+            found += [a.lineno for a in node.args if isinstance(a, ast.Tuple) and a.elts
+                      and isinstance(a.elts[0], ast.Constant) and isinstance(a.elts[0].value, str)]
+    return found
+
+
+def test_background_jobs_are_typed_values() -> None:
+    """No job of the lifecycle is a tuple of a string kind read by position: each kind is a frozen dataclass
+    (``lifecycle/background.py``), dispatched by its type; the short-term room hears of nothing but
+    ``SessionEvents``."""
+    from hermes_memory_core.lifecycle import background
+    from hermes_memory_core.short_term.session import Sessions
+
+    found = {f"{path.name}:{n}" for path in (ROOT / "lifecycle").rglob("*.py")
+             for n in _positional_jobs(path.read_text(encoding="utf-8"))}
+    assert found == set()
+    for kind in background.Job.__args__:  # type: ignore[attr-defined]
+        assert kind.__dataclass_params__.frozen, kind
+    assert list(inspect.signature(Sessions.__init__).parameters) == ["self", "engine", "events"]
+
+
+def test_the_job_check_sees_tuples() -> None:
+    assert _positional_jobs('w.submit(("end", u, s))\nif job[0] == "x": pass') == [1, 2]
+
+
 def test_one_memory_block_renderer() -> None:
     """Every memory block is rendered by ``hermes_memory_core/rendering.py`` (escaping, read-time guard, dates,
     tier labels): no other module of the core or the adapters writes the block's markers or defines its own."""
