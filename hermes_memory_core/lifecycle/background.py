@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithEraser, WithLookups, WithParts, WithReads, WithUpkeep, WithWrites
 from hermes_memory_core.lifecycle.conversation import archive_completed, archive_turns, end_session, erase_said
 from hermes_memory_core.lifecycle.erasure import erase_memory
 from hermes_memory_core.lifecycle.health import ClassifierHealth
@@ -26,8 +28,8 @@ from hermes_memory_core.lifecycle.xlang import TermWriter
 from hermes_memory_core.short_term.compaction import compact_session
 from hermes_memory_core.types import Message
 
-__all__ = ["Archive", "BackgroundLifecycle", "Compact", "EndLeftSessions", "EndSession", "Job", "Promote",
-           "SweepTerms"]
+__all__ = ["Archive", "BackgroundLifecycle", "Compact", "EndLeftSessions", "EndSession", "Job", "LifecycleStore",
+           "Promote", "SweepTerms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,11 @@ class SweepTerms:
     (:mod:`~hermes_memory_core.lifecycle.xlang`)."""
 
 
+class LifecycleStore(WithParts, WithLookups, WithReads, WithWrites, WithEraser, WithUpkeep, Protocol):
+    """What the background lifecycle uses of the engine: what its rooms use (conversations, compaction, promotion,
+    key terms, and the erasure of what a user took back) — every component but the key's."""
+
+
 #: One piece of background work (equal values coalesce while pending).
 Job = Compact | Archive | EndSession | EndLeftSessions | Promote | SweepTerms
 #: The jobs that keep what a user said (a recall right after a turn waits for them: :meth:`BackgroundLifecycle.settle`).
@@ -90,8 +97,9 @@ class BackgroundLifecycle:
         llm_for: The host model for a session's work (None: the deterministic fallbacks).
     """
 
-    def __init__(self, engine: MemoryEngine, llm_for: LLMResolver) -> None:
+    def __init__(self, engine: LifecycleStore, llm_for: LLMResolver) -> None:
         self.engine = engine
+        self.parts = engine.parts
         self.llm_for = llm_for
         self.health = ClassifierHealth()  # how many of the model's classifications could be read
         self.worker: BackgroundWorker[Job] = BackgroundWorker(self._run)
@@ -111,7 +119,7 @@ class BackgroundLifecycle:
 
     def began(self, user_id: str, session_id: str) -> None:
         """The user is in ``session_id`` now: end the sessions they left, soon."""
-        self.worker.submit(EndLeftSessions(user_id, session_id, self.engine.now()))
+        self.worker.submit(EndLeftSessions(user_id, session_id, self.parts.now()))
 
     def ended(self, user_id: str, session_id: str) -> None:
         """The session ended: archive its buffered turns and promote what the user said in them, soon."""
@@ -130,8 +138,8 @@ class BackgroundLifecycle:
     # ------------------------------------------------------------------ scheduling
     def end_idle_sessions(self, now: int | None = None) -> None:
         """Schedule the end of every session closed or idle at ``now`` whose buffered turns are not archived yet."""
-        sessions = self.engine.sessions
-        for user_id, session_id in sessions.unarchived(self.engine.now(now), self.engine.config.session_idle_seconds):
+        sessions = self.parts.sessions
+        for user_id, session_id in sessions.unarchived(self.parts.now(now), self.parts.config.session_idle_seconds):
             self.ended(user_id, session_id)
 
     def resume(self) -> None:
@@ -140,20 +148,20 @@ class BackgroundLifecycle:
         user message still waiting for its answer —, queued promotions). On a store only one process opens at a time
         (the embedded default) those open sessions ended with their process: they are ended now, so what the user
         said in them is promoted to the profile and facts too."""
-        sessions = self.engine.sessions
-        for user_id, session_id in sessions.overflowing(self.engine.config.ring_size):
+        sessions = self.parts.sessions
+        for user_id, session_id in sessions.overflowing(self.parts.config.ring_size):
             self.worker.submit(Compact(user_id, session_id))
-        now = self.engine.now()
+        now = self.parts.now()
         # a store that serves one process at a time: the process that held its open sessions is gone, so they ended
         # (and what the user said in them is promoted now); a store shared by processes ends only idle ones
-        idle = -now if self.engine.alone else self.engine.config.session_idle_seconds
+        idle = -now if self.parts.alone else self.parts.config.session_idle_seconds
         ended = set(sessions.unarchived(now, idle))
         for user_id, session_id in sessions.unarchived(now, -now):  # every session with turns not archived yet
             if (user_id, session_id) in ended:
                 self.ended(user_id, session_id)
             else:  # the process that would answer its last turn is gone: that turn is kept too
                 self.worker.submit(Archive(user_id, session_id, open_turn=True))
-        if self.engine.sessions.queued(1):
+        if self.parts.sessions.queued(1):
             self.worker.submit(Promote())
         if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)
             self.schedule_terms()
@@ -180,17 +188,17 @@ class BackgroundLifecycle:
         here instead, so what the user said in them is classified and summarised by the host model their surface
         was given (:meth:`MemoryProvider.close`, also at interpreter exit), not by the rules in a later process
         that has no model. A store shared by processes ends only idle sessions, as before."""
-        engine = self.engine
-        if engine.alone and not engine.read_only and not engine.closed:
-            now = engine.now()
-            for user_id, session_id in engine.sessions.unarchived(now, -now):
+        parts = self.parts
+        if parts.alone and not parts.read_only and not parts.closed:
+            now = parts.now()
+            for user_id, session_id in parts.sessions.unarchived(now, -now):
                 self.ended(user_id, session_id)
         self.worker.close()
 
     # ------------------------------------------------------------------ running
     def _run(self, job: Job) -> None:
         """Run one job; then promote what it queued, and give what it wrote its key terms when a model serves it."""
-        if self.engine.closed:
+        if self.parts.closed:
             return
         said = 0  # conversation memories written (turns that left the ring, or whose session ended)
         session: str | None = None  # whose model serves the key terms of what was written
@@ -199,7 +207,8 @@ class BackgroundLifecycle:
                 self.terms.sweep()
                 return
             case Compact(user_id, session_id):
-                compact_session(self.engine, user_id, session_id, self.llm_for(user_id, session_id), archive_turns)
+                compact_session(self.parts, user_id, session_id, self.llm_for(user_id, session_id),
+                                partial(archive_turns, self.engine))
                 said, session = 1, session_id  # compaction may have archived turns; a sweep with nothing to do is cheap
             case Archive(user_id, session_id, open_turn):
                 said = archive_completed(self.engine, user_id, session_id, open_turn=open_turn)
@@ -207,7 +216,7 @@ class BackgroundLifecycle:
             case EndSession(user_id, session_id):
                 said, session = end_session(self.engine, user_id, session_id), session_id
             case EndLeftSessions(user_id, session_id, at):
-                for uid, sid in self.engine.sessions.unarchived(at, 0, user_id=user_id, except_session=session_id):
+                for uid, sid in self.parts.sessions.unarchived(at, 0, user_id=user_id, except_session=session_id):
                     said += end_session(self.engine, uid, sid)
         promoted = promote_queued(self.engine, self.llm_for, self.health)
         if promoted or (said and self.llm_for(_user_of(job), session) is not None):

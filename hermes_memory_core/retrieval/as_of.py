@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.storage.metadata import KeywordFilter, KeywordStats, RankRow
 from hermes_memory_core.storage.vectors import VectorFilter
@@ -66,7 +66,7 @@ def _rank_row(rec: MemoryRecord) -> RankRow:
 
 
 def search_as_of(
-    engine: MemoryEngine,
+    engine: Lookups,
     text: str,
     terms: Sequence[str],
     vflt: VectorFilter,

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.parts import StoreParts
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
@@ -152,22 +152,22 @@ class Sessions:
     """The short-term room: session handles, the model each session brought, and what it tells of its sessions.
 
     Args:
-        engine: The open store.
+        parts: The open store's shared parts.
         events: Told of every write, first turn, close and undo (:class:`SessionEvents`).
     """
 
-    def __init__(self, engine: MemoryEngine, events: SessionEvents) -> None:
-        self.engine = engine
-        self.store = engine.sessions
+    def __init__(self, parts: StoreParts, events: SessionEvents) -> None:
+        self.parts = parts
+        self.store = parts.sessions
         #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
-        self.redactor = Redactor(engine.config.redact_kinds) if engine.config.redact_pii else None
+        self.redactor = Redactor(parts.config.redact_kinds) if parts.config.redact_pii else None
         self.events = events
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
 
     def open(self, user_id: str, session_id: str, llm: LLM | None = None) -> SessionMemory:
         """A handle on one session (validated ids); ``llm`` serves its background work from now on."""
-        self.engine.need_open()
+        self.parts.need_open()
         uid = check_user_id(user_id)
         sid = check_session_id(session_id)
         if sid is None:
@@ -189,7 +189,7 @@ class Sessions:
 
     def overflowing(self) -> list[tuple[str, str]]:
         """Sessions holding more than ``ring_size`` turns (work a previous process left undone)."""
-        return self.store.overflowing(self.engine.config.ring_size)
+        return self.store.overflowing(self.parts.config.ring_size)
 
 
 @typed_arguments
@@ -204,7 +204,7 @@ class SessionMemory:
 
     def __init__(self, sessions: Sessions, user_id: str, session_id: str, llm: LLM | None = None) -> None:
         self._sessions = sessions
-        self._engine = sessions.engine
+        self._parts = sessions.parts
         self.user_id = user_id
         self.session_id = session_id
         self.llm = llm
@@ -213,16 +213,16 @@ class SessionMemory:
         """Append messages (a ``user`` message opens a turn). Durable on return; never waits for an LLM."""
         if not isinstance(messages, Iterable) or isinstance(messages, str | bytes | Mapping | Message):
             raise InvalidInputError(f"add_messages takes an iterable of messages, got {type(messages).__name__}")
-        msgs = [_as_message(m, self._engine.config.max_message_chars) for m in messages]
+        msgs = [_as_message(m, self._parts.config.max_message_chars) for m in messages]
         if not msgs:
             return
-        self._engine.need_open()
+        self._parts.need_open()
         store = self._sessions.store
-        if self._engine.config.redact_session_messages:
+        if self._parts.config.redact_session_messages:
             msgs = self._redacted_together(msgs)
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
-                             self._engine.now())
-        overflowing = store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size
+                             self._parts.now())
+        overflowing = store.turn_count(self.user_id, self.session_id) > self._parts.config.ring_size
         self._sessions.events.written(self.user_id, self.session_id, opened=turns[0] == 0, overflowing=overflowing)
 
     def _redacted_together(self, msgs: list[Message]) -> list[Message]:
@@ -243,7 +243,7 @@ class SessionMemory:
 
     def _redacted(self, message: Message, content: str | None = None) -> Message:
         """The message with PII redacted in its content and in every string of its adapter payload."""
-        redact = self._engine.redact_text
+        redact = self._parts.redact_text
 
         def walk(value: Any) -> Any:
             if isinstance(value, str):
@@ -263,15 +263,15 @@ class SessionMemory:
         waiting for its summary included). The summary is checked whole as it goes into a prompt: sentences the
         injection guard flags (alone, or with a neighbour: an attack split across turns or chunks) are left out, and
         PII joined across chunks is redacted (with ``redact_summaries``)."""
-        self._engine.need_open()
+        self._parts.need_open()
         store = self._sessions.store
         chunks = store.chunks(self.user_id, self.session_id)
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
-            turns = turns[-self._engine.config.ring_size :]
+            turns = turns[-self._parts.config.ring_size :]
         summary = sanitize_summary(" ".join(c.text for c in chunks)) if chunks else ""
-        if summary and self._engine.config.redact_summaries:
-            summary = self._engine.redact_text(summary)
+        if summary and self._parts.config.redact_summaries:
+            summary = self._parts.redact_text(summary)
         return SessionView(summary, turns, self.session_id)
 
     def begin(self) -> None:
@@ -279,7 +279,7 @@ class SessionMemory:
         background as its first turn would end them (each once), so a question read before the first message is
         written — LlamaIndex's context chat engines call ``get`` before ``put`` — finds their facts already
         (``recall`` waits a bounded time for that work). Nothing happens once the session has a turn."""
-        self._engine.need_open()
+        self._parts.need_open()
         if not self._sessions.store.turn_count(self.user_id, self.session_id):
             self._sessions.events.began(self.user_id, self.session_id)
 
@@ -287,7 +287,7 @@ class SessionMemory:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
         ``undo`` the user takes the buffered turns back: the conversation memories already kept from them are
         erased too, completely."""
-        self._engine.need_open()
+        self._parts.need_open()
         if undo:  # an archive of these turns in flight lands first, then goes with them
             self._sessions.events.wait()
             self._sessions.events.undo(self.user_id, self.session_id,
@@ -298,8 +298,8 @@ class SessionMemory:
         """End the session: in the background its buffered turns are kept as conversation memories and what the
         user said in them is promoted (profile, facts); ``forget()`` will expire its other short-term memories. The
         buffer stays, so a session that goes on keeps its context (its turns are not archived twice)."""
-        self._engine.need_open()
-        self._sessions.store.close_session(self.user_id, self.session_id, self._engine.now())
+        self._parts.need_open()
+        self._sessions.store.close_session(self.user_id, self.session_id, self._parts.now())
         self._sessions.events.ended(self.user_id, self.session_id)
 
     def context_tokens(self) -> int:
