@@ -20,7 +20,7 @@ returns). The shapes (their texts, written by hand, CC0, in ``benchmarks/data/qu
 * ``cross`` and ``cross, long history`` — the other language's question, alone and ending the chat history: a
   mixed-language store;
 
-and the 44 questions about things never stored, plain and ending the history, through ``recall``: the share that
+and the 44 questions about things never stored, plain, in the first person and ending the history, through ``recall``: the share that
 recalls nothing (silence).
 
 With ``--data`` (LoCoMo; evaluation only, never copied into the repository), every question of the given
@@ -60,7 +60,8 @@ def first_person(question: str) -> str:
     """The question as the user asks it: "What is the user's ..." → "What is my ...", "用户的" → "我的"."""
     for pattern, repl in _FIRST_PERSON_EN:
         question = re.sub(pattern, repl, question)
-    return question.replace("用户", "我")
+    question = question.replace("用户", "我")
+    return question[:1].upper() + question[1:]
 
 
 def _history(lines: list[list[str]], question: str) -> str:
@@ -111,10 +112,12 @@ def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> d
                                  "recall_keeps": fact["id"] in recalled, "first": hits[0] if hits else None})
                 if n % 27 == 0:
                     log(f"fact set: {n}/{len(data['facts'])} facts asked in {len(SHAPES)} shapes")
-            silent: dict[str, list[float]] = {"never stored": [], "never stored, long history": []}
+            silent: dict[str, list[float]] = {"never stored": [], "never stored, first person": [],
+                                              "never stored, long history": []}
             for u in data["unrelated"]:
                 lang = u["lang"]
                 for shape, question in (("never stored", u["text"]),
+                                        ("never stored, first person", first_person(u["text"])),
                                         ("never stored, long history", _history(shapes["history"][lang],
                                                                                 first_person(u["text"])))):
                     silent[shape].append(0.0 if mem.recall(question, user_id=user, top_k=top_k) else 1.0)

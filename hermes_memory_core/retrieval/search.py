@@ -36,7 +36,7 @@ import numpy as np
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
@@ -156,7 +156,7 @@ class Searcher:
         engine: The open store.
     """
 
-    def __init__(self, engine: MemoryEngine) -> None:
+    def __init__(self, engine: Lookups) -> None:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
         self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)

@@ -116,8 +116,9 @@ def asking_part(text: str) -> str | None:
     """The question a long query ends with — the last question of its last line, without a speaker's label or a
     lead-in before a colon — when the query holds more than that question: a dialogue history that ends with the
     user's question, a chat engine's condensed question with its context ("We're planning next week, so quick
-    question: When is my dentist appointment?"). None for a short query, one that is all question, or one whose last
-    line asks nothing (a pasted text: all of it is what is asked about)."""
+    question: When is my dentist appointment?"); in a dialogue (lines with a speaker's label), its last message
+    whatever it says ("User: Write a haiku about autumn."). None for a short query, one that is all question, or a
+    text whose last line asks nothing (a pasted text: all of it is what is asked about)."""
     if len(text) + len(_CJK.findall(text)) < _SHORT_QUERY:
         return None
     lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -126,7 +127,9 @@ def asking_part(text: str) -> str | None:
     last = _LABEL.sub("", lines[-1], count=1).strip()
     asks = [s for s in sentences(last) if _sentence_asks(s)]
     if not asks:
-        return None
+        # a dialogue (two or more lines with a speaker's label): its last line is the message being answered
+        labelled = len(lines) >= 2 and sum(1 for ln in lines if _LABEL.match(ln)) >= 2
+        return last if labelled and last and len(last) <= 0.7 * len(text.strip()) else None
     question = asks[-1]
     lead = _LEAD_IN.match(question)
     if lead is not None and _sentence_asks(question[lead.end():]):

@@ -50,6 +50,8 @@ def test_a_statement_followed_by_a_question_keeps_the_statement() -> None:
       "When did Caroline go to the support group?"), "When did Caroline go to the support group?"),
     ("Given the conversation, rephrase the follow up question.\nStandalone question: Where does Priya work?",
      "Where does Priya work?"),
+    ("User: Which editor do I use?\nAssistant: Vim, you told me last week.\nUser: Write a haiku about autumn leaves.",
+     "Write a haiku about autumn leaves."),
 ])
 def test_a_long_query_asks_the_question_it_ends_with(text: str, question: str) -> None:
     assert asking_part(text) == question
@@ -58,7 +60,7 @@ def test_a_long_query_asks_the_question_it_ends_with(text: str, question: str) -
 @pytest.mark.parametrize("text", [
     "What is my blood type?", "用户的护照什么时候过期？", "Which code editor do I like, and which one did I use before?",
     "I planted tomatoes in May on the balcony and the weather was hot all month, so they grew fast.",
-    "User: Which editor do I use?\nAssistant: Vim.\nUser: Thanks, that's all for today.",
+    "I asked: which editor do I use, and which did I use before, and why did I switch?",
 ])
 def test_a_short_question_or_a_query_that_ends_without_one_is_asked_whole(text: str) -> None:
     assert asking_part(text) is None
