@@ -203,14 +203,16 @@ class Searcher:
         then = v.check_timestamp(as_of, "as_of")
         return _Request(text, flt, k, at, then, now is not None, floor)
 
-    def _execute(self, request: _Request, who: Caller, llm: LLM | None) -> list[MemoryHit]:
-        """Search validated arguments: as the store stands now, or as it stood at ``as_of``."""
+    def _execute(self, request: _Request, who: Caller, llm: LLM | None,
+                 rest: list[Callable[[int], list[MemoryHit]]] | None = None) -> list[MemoryHit]:
+        """Search validated arguments: as the store stands now, or as it stood at ``as_of`` (``rest``: see
+        :meth:`run`; not for ``as_of``)."""
         r = request
         if not r.text.strip():
             return []
         if r.as_of is not None:
             return self.run_as_of(r.text, r.flt, r.k, r.at if r.now_given else r.as_of, r.as_of, who, llm)
-        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score, r.answers_only, r.own_words_only)
+        return self.run(r.text, r.flt, r.k, r.at, who, llm, r.min_score, r.answers_only, r.own_words_only, rest)
 
     def run_as_of(
         self, text: str, flt: SearchFilter, k: int, at: int, as_of: int, who: Caller, llm: LLM | None
@@ -224,9 +226,11 @@ class Searcher:
 
     def run(
         self, text: str, flt: SearchFilter, k: int, at: int, who: Caller, llm: LLM | None, min_score: float | None = None,
-        answers_only: bool = False, own_words_only: bool = False,
+        answers_only: bool = False, own_words_only: bool = False, rest: list[Callable[[int], list[MemoryHit]]] | None = None,
     ) -> list[MemoryHit]:
         """Search validated arguments: both legs, fusion, the floor, the hits' records, their access counts.
+        ``rest``: a list that gets a function returning the next hits of the same ranking (as many as asked), so a
+        caller that needs more than ``k`` reads on without searching again.
 
         ``answers_only`` (recall): lines the user said that only asked leave the candidates before fusion
         (:func:`~hermes_memory_core.retrieval.recall_policy.asked`): questions look alike, so an earlier one would
@@ -236,7 +240,7 @@ class Searcher:
         question they answered."""
         engine = self.engine
         weights = engine.config.ranking
-        n = max(weights.min_candidates, k * weights.candidate_multiplier)
+        n = self._leg_size(k)
         # a long query that ends with a question (a dialogue history, a condensed question with its context) is
         # matched on its question alone: the history's words match the lines it came from and every line that shares
         # its small talk (on LoCoMo, R@10 of a question after eight turns of its dialogue 0.04 with the history's words,
@@ -334,18 +338,35 @@ class Searcher:
         merged = {mid: Candidate(mid, dense=dense.get(mid)) for mid in candidates}
         for mid, score in keyword:
             merged[mid].keyword = score
-        ranked = rank(list(merged.values()), fields, at, weights, k, query_language=ql if cross else None)
-        wanted = [r.id for r in ranked]
-        records = engine.hit_records(flt.user_id, wanted, fields, at)
-        hits = [
-            MemoryHit(records[r.id], r.score, r.relevance, cosines.get(r.id), r.keyword, confidence.get(r.id),
-                      bool(fields[r.id].dialogue))
-            for r in ranked
-            if r.id in records
-        ]
-        engine.cache_hits(flt.user_id, [h.record for h in hits])
-        engine.note_access([h.record for h in hits], flt.user_id, who)
-        return hits
+        ranked = rank(list(merged.values()), fields, at, weights, len(merged) if rest is not None else k,
+                      query_language=ql if cross else None)
+
+        def hits_of(part: list[Any]) -> list[MemoryHit]:
+            records = engine.hit_records(flt.user_id, [r.id for r in part], fields, at)
+            hits = [
+                MemoryHit(records[r.id], r.score, r.relevance, cosines.get(r.id), r.keyword, confidence.get(r.id),
+                          bool(fields[r.id].dialogue))
+                for r in part
+                if r.id in records
+            ]
+            engine.cache_hits(flt.user_id, [h.record for h in hits])
+            engine.note_access([h.record for h in hits], flt.user_id, who)
+            return hits
+
+        if rest is not None:
+            read = [k]
+
+            def read_on(count: int) -> list[MemoryHit]:
+                part, read[0] = ranked[read[0]:read[0] + count], read[0] + count
+                return hits_of(part)
+
+            rest.append(read_on)
+        return hits_of(ranked[:k])
+
+    def _leg_size(self, k: int) -> int:
+        """How many candidates each leg fetches for ``k`` hits."""
+        weights = self.engine.config.ranking
+        return max(weights.min_candidates, k * weights.candidate_multiplier)
 
     def _keyword_only(self, memory_type: MemoryType | str, keyword_score: float | None) -> bool:
         """A keyword match on a memory kept out of the vector index (``permanent_vectors=False``): the floor judges
@@ -477,7 +498,8 @@ class Searcher:
                                         now, None if floor is None else _NO_FLOOR, None, who),
                           answers_only=not asks_about_talk(asked),
                           own_words_only=not asks_about_talk(asked) and not ADDRESSED.search(asked))
-        found = self._execute(request, who, llm)
+        rest: list[Callable[[int], list[MemoryHit]]] = []
+        found = self._execute(request, who, llm, rest)
         # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
         # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
         # that did not know and a line said again: none takes an answer's place, nor passes the floor for it (asked
@@ -488,11 +510,17 @@ class Searcher:
             return distinct(without_unanswering(prompt_safe_hits(found), about_talk))
 
         hits = usable(found)
+        legs = self._leg_size(request.k)
         for _ in range(2):
             if not len(hits) < len(found) == request.k < v.MAX_TOP_K:
                 break
-            request = replace(request, k=min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K))
-            found = self._execute(request, who, llm)
+            wider = min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K)
+            if rest and self._leg_size(wider) == legs:  # the same candidates, ranked the same: read on
+                found = found + rest[0](wider - request.k)
+                request = replace(request, k=wider)
+            else:
+                request, rest = replace(request, k=wider), []
+                found = self._execute(request, who, llm, rest)
             hits = usable(found)
         # the reply the user got when they asked this same question before answers it now (or the line it restated)
         reply = self._reply_to_same(user_id, asked, now, hits, who) if request.own_words_only else []
