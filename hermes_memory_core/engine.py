@@ -58,7 +58,7 @@ from hermes_memory_core.storage.swap import recover_swap
 from hermes_memory_core.storage.vectors import VectorPoint, VectorStore, retag_points
 from hermes_memory_core.text.language import LanguageProfile, language_of
 from hermes_memory_core.text.perspective import embedding_text
-from hermes_memory_core.trust.at_rest import SealingCodec, reseal_for_policy, sealed_tiers
+from hermes_memory_core.trust.at_rest import SealingCodec, adopt_stored_session_ids, reseal_for_policy, sealed_tiers
 from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.trust.redaction import CREDENTIAL_KINDS, Redactor, log_redactions
@@ -152,7 +152,9 @@ class MemoryEngine(EngineOperations):
             self.metadata.open()
             self.load_identity()
             self.vectors.open()
-            if not self.read_only:
+            if self.read_only:  # never re-sealed: sessions are looked up in the form the rows hold
+                adopt_stored_session_ids(self.metadata, self.codec)
+            else:
                 self._apply_at_rest_policy()
         except BaseException as exc:
             self._lock = None if lock is not None else self._lock  # a lock handed over stays with whoever handed it
@@ -209,8 +211,7 @@ class MemoryEngine(EngineOperations):
             )
 
     def _apply_at_rest_policy(self) -> None:
-        """Re-seal the store once when ``encrypt_at_rest`` differs from what it was written with; then no old
-        plaintext is left in the keyword index, the files or the vector payloads."""
+        """Re-seal the store once when ``encrypt_at_rest`` differs from what its rows were written with (no old form left)."""
         with self.write_lock:
             if reseal_for_policy(self.metadata, self.sessions, self.codec, self.config.encrypt_at_rest, self.ensure_key) \
                     and (self.vectors.count() or self.metadata.counts()["versions"]):  # else a new, empty store
@@ -218,11 +219,10 @@ class MemoryEngine(EngineOperations):
                 self.refresh_payload_tags(rewrite=True)
 
     def refresh_payload_tags(self, rewrite: bool = False) -> None:
-        """Bring the tags and session ids in vector payloads to the codec's current form (after a re-seal or a key
-        rotation)."""
+        """Bring vector payloads' tags and session ids to the codec's current form (after a re-seal or key rotation)."""
         records = [rec for batch in self.metadata.iter_active() for rec in batch]
         tags = {rec.id: self.codec.tag_keys(rec.memory_type.value, rec.tags) for rec in records}
-        sessions = {rec.id: self.codec.session_key(rec.session_id) for rec in records}
+        sessions = {rec.id: self.codec.session_key(rec.user_id, rec.session_id) for rec in records}
         retag_points(self.vectors, tags, rewrite, sessions)
 
     def ensure_key(self) -> None:

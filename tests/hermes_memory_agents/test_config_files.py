@@ -1,4 +1,4 @@
-"""Hermes' ``config.yaml`` keeps its mode when the provider writes it (issue 41, class 6: files keep their modes)."""
+"""Hermes' ``config.yaml`` keeps its mode when the provider writes it (trust round 4, class 6: files keep their modes)."""
 
 from __future__ import annotations
 
