@@ -46,7 +46,13 @@ from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, without_questions
 from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
-from hermes_memory_core.trust.injection_preference import Preference, own_preference
+from hermes_memory_core.trust.injection_preference import (  # PREFERENCE_REASON: why a preference is kept as one
+    PREFERENCE_KEYS,
+    PREFERENCE_REASON,
+    Preference,
+    own_preference,
+    standing_preference,
+)
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
@@ -60,8 +66,6 @@ MODEL_REFUSAL = "injection guard (host model): an instruction addressed to the a
 #: Why a question is not remembered (what the user asks is chat: it stays a conversation line, never a profile entry,
 #: a fact or a version of one).
 QUESTION_REASON = "a question, not a statement: what the user asks is chat, kept only as a conversation line"
-#: Why a standing order about replies is kept as a preference (the user's own words about how to answer them).
-PREFERENCE_REASON = "the user's own lasting preference about how the assistant replies to them"
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
 MAX_ATTEMPTS = 3
 
@@ -403,8 +407,15 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     if tier is MemoryType.SHORT_TERM:
         return p
     key = (item.metadata or {}).get("fact_key")
+    if key in PREFERENCE_KEYS and not standing_preference(item.content, item.metadata or {}):
+        # only the user's own words key a reply preference: anyone else's is kept beside it, never versions it
+        item = replace(item, metadata={**{k: v for k, v in (item.metadata or {}).items() if k != "fact_key"},
+                                       "claim_about": key})
+        p, key = replace(p, item=item), None
     found = engine.find_fact(item.user_id, str(key), (tier,)) if key else None
     target, how = (engine.record(found), "superseded") if found else (None, "")
+    if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
+        target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
     topic = p.topic or fact_key_of(item.content)
     if target is None and topic is not None:

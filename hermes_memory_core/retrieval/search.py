@@ -77,8 +77,8 @@ from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import question_key
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
-from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
-from hermes_memory_core.trust.permissions import Caller
+from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS, current_preferences
+from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["SearchFilter", "Searcher", "about_user_alone", "build_filter", "close_to_best", "on_topic_first", "readable_types",
@@ -552,9 +552,12 @@ class Searcher:
     def _standing(self, user_id: str, now: float | None) -> list[MemoryHit]:
         """The user's current preferences about replies (language, length, tone, format: the keys of
         :data:`~hermes_memory_core.trust.injection_preference.PREFERENCE_KEYS`), which hold for every answer, as
-        hits scored 1.0."""
-        engine = self.engine
+        hits scored 1.0: only what the user's own words set (``standing_preference``), never a keyed memory another
+        writer gave such a key."""
+        engine, at = self.engine, self.engine.now(v.check_timestamp(now, "now"))
         found = engine.find_by_metadata_values(user_id, "fact_key", PREFERENCE_KEYS, MemoryType.LONG_TERM)
-        ids = [found[key] for key in PREFERENCE_KEYS if key in found]
-        records = engine.active_records(ids, user_id, now=engine.now(v.check_timestamp(now, "now"))) if ids else {}
-        return [MemoryHit(records[mid], 1.0, 1.0, None, None, None, False) for mid in ids if mid in records]
+        records = list(engine.active_records(list(found.values()), user_id, now=at).values()) if found else []
+        if len(current := current_preferences(records)) < len(records):  # another writer's keyed memory is newer
+            current = current_preferences(engine.list_records(user_id, MemoryFilter(user_id, ("long_term",), now=at),
+                                                              2000, 0, LIFECYCLE, at))
+        return [MemoryHit(rec, 1.0, 1.0, None, None, None, False) for rec in current]

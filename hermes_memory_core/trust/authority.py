@@ -28,10 +28,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["QUOTED", "others_words"]
+__all__ = ["QUOTED", "USER_ORIGINS", "others_words"]
 
 #: The ``source`` a write path gives content that is not the user's own words (kept with that provenance).
 QUOTED = "quoted"
+#: The ``source`` of memories the write paths made from the user's own words on the user's own authority:
+#: ``remember`` (``explicit``) and a session turn promoted at its end (``evicted_turn``). A tool result is
+#: ``tool``, someone else's words ``quoted``; what an application adds directly carries whatever it says.
+USER_ORIGINS = frozenset({"explicit", "evicted_turn"})
 
 _HEADINGS = (
     r"note|notes|ps|p\.s|pps|fyi|btw|update|updates|edit|reminder|todo|to do|tl;?dr|summary|context|question|"
