@@ -44,7 +44,7 @@ from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, without_questions
-from hermes_memory_core.trust.authority import QUOTED, others_words
+from hermes_memory_core.trust.authority import QUOTED, fact_subject, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import (  # PREFERENCE_REASON: why a preference is kept as one
     PREFERENCE_KEYS,
@@ -257,6 +257,8 @@ def plan_write(
         tier = MemoryType.LONG_TERM if source == "user" else MemoryType.SHORT_TERM
         reason = f"caller {caller.name!r} may not write permanent memories: stored as {tier.value}"
     meta: dict[str, object] = {"source": origin if source == "user" else source, "reason": reason}
+    if source == "tool" and (subject := fact_subject(content)) is not None:
+        meta["subject"] = subject  # what a system of record's value is about: a claim in chat on it stays below
     if tier is MemoryType.SHORT_TERM and session_id is None and origin == "explicit" and source == "user" \
             and verdict.allow_permanent and decision.usable:
         # asked to remember a first-person statement the rules found nothing lasting in: the user's word, kept in
@@ -424,8 +426,15 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
         target, how = same_fact_target(engine, item.user_id, topic, (tier,)), "superseded"
     elif target is None and p.change:
         target, how = find_change_target(engine, item.user_id, item.content, lasting), "changed"
+    if target is None and p.weight < 2 and "disputes" not in (item.metadata or {}) \
+            and (subject := fact_subject(item.content)) is not None:  # a claim on a value a tool wrote
+        found = engine.find_by_metadata(item.user_id, "subject", subject, _dedupe_tiers(MemoryType.LONG_TERM, caller))
+        fact = engine.record(found) if found else None
+        return p if fact is None else _kept_apart(engine, p, fact, caller)
     if target is None:
         return p
+    if target.memory_type is not MemoryType.PERMANENT and p.weight < fact_authority(target) == 2:
+        return _kept_apart(engine, p, target, caller)  # a tool's value is not replaced by a weaker word
     if target.memory_type is MemoryType.PERMANENT:
         if not p.permanent_ok or p.weight < fact_authority(target):
             return _kept_apart(engine, p, target, caller)
