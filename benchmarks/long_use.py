@@ -83,7 +83,8 @@ def _block_lines(block: str) -> list[str]:
     return [m.group(1) for line in block.splitlines() if (m := _LINE.match(line.strip()))]
 
 
-def _measure(mem: Any, conv: Conversation, questions: list[Any], now: float) -> dict[str, list[float]]:
+def _measure(mem: Any, conv: Conversation, questions: list[Any], now: float,
+             details: list[dict[str, Any]] | None = None) -> dict[str, list[float]]:
     from hermes_memory_core import turn_context
     from hermes_memory_core.tokens import count_tokens
 
@@ -93,6 +94,9 @@ def _measure(mem: Any, conv: Conversation, questions: list[Any], now: float) -> 
         lines = _block_lines(turn_context(mem, q.question, user_id=conv.sample_id, now=now).block)
         evidence = [text_of[e] for e in q.evidence]
         out["recall"].append(statistics.fmean(turn_recalled(e, lines) for e in evidence))
+        if details is not None:
+            details.append({"conversation": conv.sample_id, "question": q.question, "evidence": evidence,
+                            "recall": out["recall"][-1], "lines": lines})
         if lines:
             out["precision"].append(statistics.fmean(any(turn_recalled(e, [ln]) for e in evidence) for ln in lines))
         out["tokens"].append(count_tokens("\n".join(lines)))
@@ -195,6 +199,7 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
 
     before: dict[str, list[float]] = {}
     after: dict[str, list[float]] = {}
+    details: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
     stored = 0
     llm = KeyingLLM() if keying else None
     with tempfile.TemporaryDirectory(prefix="hermes-long-use-") as tmp:
@@ -212,13 +217,13 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
                 questions = [q for q in conv.questions if all(speaker_of[e] == user for e in q.evidence)]
                 clock.now = conv.last_date + WEEK
                 mem.forget(now=clock.now)
-                for k, vals in _measure(mem, conv, questions, clock.now).items():
+                for k, vals in _measure(mem, conv, questions, clock.now, details["before"]).items():
                     before.setdefault(k, []).extend(vals)
                 _ask(mem, surface, conv, questions, clock, llm)
                 mem.flush()
                 clock.now += WEEK
                 mem.forget(now=clock.now)
-                for k, vals in _measure(mem, conv, questions, clock.now).items():
+                for k, vals in _measure(mem, conv, questions, clock.now, details["after"]).items():
                     after.setdefault(k, []).extend(vals)
                 stored += _asked_stored(mem, conv, {q.question for q in questions})
                 log(f"{surface}: asked {conv.sample_id}")
@@ -229,7 +234,7 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
                 "median_tokens": statistics.median(d["tokens"]), "silent": statistics.fmean(d["silent"])}
 
     return {"surface": surface, "keying": keying, "questions": len(before["recall"]), "before": summary(before),
-            "after": summary(after), "asked_stored": stored}
+            "after": summary(after), "asked_stored": stored, "details": details}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -165,5 +165,6 @@ def end_session(engine: MemoryEngine, user_id: str, session_id: str) -> int:
     if not turns:
         return 0
     written = archive_turns(engine, user_id, session_id, turns)
-    sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.now())
+    sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.now(),
+                           said_at=[t[0].created_at for t in turns])
     return written

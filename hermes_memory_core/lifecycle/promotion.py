@@ -157,7 +157,7 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
                 plans = [plan_write(part, _classify(classifier, part, entry.user_id, entry.session_id, health),
                                     classifier, user_id=entry.user_id, session_id=entry.session_id,
                                     source=QUOTED if others_words(entry.content) else "user",
-                                    caller=LIFECYCLE, origin="evicted_turn", own=own)
+                                    caller=LIFECYCLE, origin="evicted_turn", own=own, said_at=entry.said_at)
                          for part in parts]
                 # what was said is already kept as conversation memories: promotion adds only profile and facts
                 planned.extend((entry.id, p) for p in plans if not (engine.config.conversation_memories and p.item
@@ -230,11 +230,13 @@ def plan_write(
     caller: Caller,
     origin: str,
     own: bool = False,
+    said_at: int = 0,
 ) -> _Plan:
     """Apply the injection guard and the caller's permission to a classification; decide what to store.
 
     ``own``: the content is the user's own words on their own authority (see :func:`own_parts`); only then
-    does a lasting preference about replies become a preference memory rather than a refused standing order."""
+    does a lasting preference about replies become a preference memory rather than a refused standing order.
+    ``said_at``: when the user said it (a promoted turn's time), kept as the memory's creation time; 0: now."""
     if own and source == "user":
         pref = own_preference(content)
         if pref is not None:
@@ -278,7 +280,7 @@ def plan_write(
         if decision.key:
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
-                      importance=IMPORTANCE[tier], metadata=meta)
+                      importance=IMPORTANCE[tier], metadata=meta, created_at=said_at or None)
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item, change=is_change(content),
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source), topic=fact_key_of(content))

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from hermes_memory_core.text.bilingual import ZH_STOPWORDS, default_dictionary
 from hermes_memory_core.text.language import language_of
-from hermes_memory_core.text.questions import is_question, question_key
+from hermes_memory_core.text.questions import is_question
 from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
@@ -88,7 +89,10 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
     """``hits`` without a line whose words (case and punctuation aside) an earlier hit already holds (a remark said
     twice in two sessions: the first of each stays), and without a reply of the assistant that restates another
     line recalled with it ("From what I remember: …"): it adds nothing to its source, and, being newer and found by
-    the words of the question it answered, would take the place of lines that answer the question asked now."""
+    the words of the question it answered, would take the place of lines that answer the question asked now. The
+    line it restated takes its place (and its score and confidence, where higher): the reply vouched for it as the
+    answer to its question, and the reply's rank was earned by that (asked again, the same question finds the reply
+    first, and its source must not stay where its own words alone ranked it)."""
     seen: set[str] = set()
     out: list[MemoryHit] = []
     for hit in hits:
@@ -97,9 +101,36 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
             seen.add(key)
             out.append(hit)
     words = {h.id: set(tokenize(h.content)) for h in out}
-    return [h for h in out if not (h.role == "assistant" and h.is_conversation and any(
-        s.id != h.id and s.record.created_at < h.record.created_at and _restates(words[h.id], words[s.id])
-        for s in out))]
+    source_of: dict[str, MemoryHit] = {}
+    for h in out:
+        if h.role == "assistant" and h.is_conversation:
+            source = next((s for s in out if s.id != h.id and s.record.created_at < h.record.created_at
+                           and _restates(words[h.id], words[s.id])), None)
+            if source is not None:
+                source_of[h.id] = source
+    if not source_of:
+        return out
+    placed: set[str] = set()
+    result: list[MemoryHit] = []
+    for h in out:
+        if h.id in source_of:  # the restating reply: its source goes here, once, unless it already stood higher
+            source = source_of[h.id]
+            while source.id in source_of:  # a reply restating a reply: the first line said
+                source = source_of[source.id]
+            if source.id not in placed:
+                placed.add(source.id)
+                result.append(_lifted(source, h))
+        elif h.id not in placed:
+            placed.add(h.id)
+            result.append(h)
+    return result
+
+
+def _lifted(source: MemoryHit, reply: MemoryHit) -> MemoryHit:
+    """``source`` with the better of its own and ``reply``'s score and confidence."""
+    confidence = source.confidence if reply.confidence is None else max(source.confidence or reply.confidence,
+                                                                         reply.confidence)
+    return replace(source, score=max(source.score, reply.score), confidence=confidence)
 
 
 #: Question words that name no subject of their own: a line sharing only these with a question does not answer it
@@ -146,15 +177,14 @@ def _topical(word: str) -> str:
     return "".join(ch for ch in word if ch not in ZH_STOPWORDS and ch not in GENERIC_ZH)
 
 
-def answers_a_question(record: MemoryRecord, query: str) -> bool:
+def answers_a_question(record: MemoryRecord) -> bool:
     """Whether ``record`` is the assistant's answer to a turn in which the user only asked (marked
     ``answers == "question"`` when the turn was kept): drawn from memory, newer than what it was drawn from, and found
-    by the words of the question it answered, it would outrank the lines that hold the evidence. Recall of a question
-    about the user or a third party leaves it out before fusion; a question to the assistant ("what did you
-    suggest?") keeps it, and so does the same question asked again (``query``: its answer then is the best answer
-    now)."""
-    return (record.is_conversation and record.role == "assistant" and record.metadata.get("answers") == "question"
-            and record.metadata.get("question") != question_key(query))
+    by the words of the question it answered (its keyword context), it would outrank the lines that hold the evidence
+    and set the scale they are measured on. Recall of a question about the user or a third party leaves it out before
+    fusion; a question to the assistant ("what did you suggest?") keeps it. The reply to the same question asked
+    before is brought back after ranking (:meth:`Searcher.recall`), where it cannot set the scale."""
+    return record.is_conversation and record.role == "assistant" and record.metadata.get("answers") == "question"
 
 
 def without_weak_lines(hits: list[MemoryHit], focus: frozenset[str], floor: float,

@@ -57,7 +57,8 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         archive(engine, user_id, session_id, fresh)
         numbers = [turn[0].turn for turn in oldest]
         if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
-                                          engine.now(), archived_through=max(numbers) if fresh else None):
+                                          engine.now(), archived_through=max(numbers) if fresh else None,
+                                          said_at=[t[0].created_at for t in fresh]):
             break
         appended += 1
         chunks = sessions.chunks(user_id, session_id)

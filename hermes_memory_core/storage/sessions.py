@@ -60,6 +60,7 @@ class QueuedContent:
     session_id: str | None
     content: str
     attempts: int
+    said_at: int = 0  # when the user said it (the turn's time), or when it was queued
 
 
 class SessionStore:
@@ -161,10 +162,12 @@ class SessionStore:
         promote: Sequence[str],
         now: int,
         archived_through: int | None = None,
+        said_at: Sequence[int] | None = None,
     ) -> bool:
         """Replace the given turns by a summary chunk and queue their user content for promotion, atomically;
         with ``archived_through``, the session's archive mark moves up to that turn in the same transaction.
 
+        ``said_at``: when each of ``promote`` was said (default ``now``): the time its facts carry.
         Returns False (and changes nothing) if the turns are gone — another worker or ``clear`` got there first.
         """
         if not turn_numbers:
@@ -192,7 +195,7 @@ class SessionStore:
                 )
             conn.executemany(
                 "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
-                [(user_id, key, seal(user_id, session_id, text), now) for text in promote if text.strip()],
+                _queued_rows(user_id, key, session_id, promote, said_at, now, seal),
             )
             if archived_through is not None:
                 conn.execute(
@@ -209,9 +212,11 @@ class SessionStore:
         ).fetchone()
         return -1 if row is None else int(row[0])
 
-    def mark_archived(self, user_id: str, session_id: str, through: int, promote: Sequence[str], now: int) -> bool:
+    def mark_archived(self, user_id: str, session_id: str, through: int, promote: Sequence[str], now: int,
+                      said_at: Sequence[int] | None = None) -> bool:
         """Move the session's archive mark up to turn ``through`` and queue ``promote`` (the user's words of the
-        turns it passes) for promotion, atomically. False (nothing queued) when the mark was already there."""
+        turns it passes; ``said_at``: when each was said, default ``now``) for promotion, atomically. False (nothing
+        queued) when the mark was already there."""
         seal = self.db.codec.seal_session
         key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
@@ -222,7 +227,7 @@ class SessionStore:
             if moved:
                 conn.executemany(
                     "INSERT INTO promotion_queue (user_id, session_id, content, created_at) VALUES (?, ?, ?, ?)",
-                    [(user_id, key, seal(user_id, session_id, text), now) for text in promote if text.strip()],
+                    _queued_rows(user_id, key, session_id, promote, said_at, now, seal),
                 )
         return bool(moved)
 
@@ -349,13 +354,15 @@ class SessionStore:
     def queued(self, limit: int = 64) -> list[QueuedContent]:
         """The oldest entries of the promotion queue."""
         rows = self.db.reader().execute(
-            "SELECT id, user_id, session_id, content, attempts FROM promotion_queue ORDER BY id LIMIT ?", (limit,)
+            "SELECT id, user_id, session_id, content, attempts, created_at FROM promotion_queue ORDER BY id LIMIT ?",
+            (limit,),
         )
         opened = self.db.codec.open_session
         out = []
-        for row_id, user, stored, content, attempts in rows:
+        for row_id, user, stored, content, attempts, said in rows:
             session = self._id(stored)
-            out.append(QueuedContent(int(row_id), user, session, opened(user, session, content), int(attempts)))
+            out.append(QueuedContent(int(row_id), user, session, opened(user, session, content), int(attempts),
+                                     int(said or 0)))
         return out
 
     def dequeue(self, ids: Sequence[int]) -> None:
@@ -417,3 +424,11 @@ class SessionStore:
             conn.executemany("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", moved)
             changed += len(moved)
         return changed
+
+
+def _queued_rows(user_id: str, key: str, session_id: str, promote: Sequence[str], said_at: Sequence[int] | None,
+                 now: int, seal: Any) -> list[tuple[str, str, str, int]]:
+    """The promotion queue's rows for ``promote``: each sealed, with the time it was said (``now`` when unknown)."""
+    times = list(said_at) if said_at is not None else [now] * len(promote)
+    return [(user_id, key, seal(user_id, session_id, text), int(at or now))
+            for text, at in zip(promote, times, strict=True) if text.strip()]

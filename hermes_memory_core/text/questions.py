@@ -16,7 +16,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["is_question", "question_key", "question_sentences", "sentences", "without_questions"]
+__all__ = ["asking_part", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
 
 #: Sentence ends: the mark stays with its sentence.
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[…])\s+")
@@ -102,3 +102,37 @@ def question_key(text: str) -> str:
     have the same key ("What instrument should I learn?" / "what instrument should I learn")."""
     words = " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
     return hashlib.sha256(words.encode()).hexdigest()[:16]
+
+
+#: A speaker's label at the start of a line of a pasted dialogue ("User: ", "Assistant: ", "Caroline: ", "用户：").
+_LABEL = re.compile(r"^\s*(?:\[[^\]\n]{0,40}\]\s*)?[^\W\d][\w .'-]{0,30}[:：]\s+|^\s*[\u4e00-\u9fff]{1,6}[:：]\s*")
+#: A lead-in before the question of a sentence ("…, so quick question: When is…", "顺便问一下：…").
+_LEAD_IN = re.compile(r"^.*[:：]\s*(?=\S)")
+#: A query shorter than this (a Chinese character counted twice) is its own question.
+_SHORT_QUERY = 48
+
+
+def asking_part(text: str) -> str | None:
+    """The question a long query ends with — the last question of its last line, without a speaker's label or a
+    lead-in before a colon — when the query holds more than that question: a dialogue history that ends with the
+    user's question, a chat engine's condensed question with its context ("We're planning next week, so quick
+    question: When is my dentist appointment?"); in a dialogue (lines with a speaker's label), its last message
+    whatever it says ("User: Write a haiku about autumn."). None for a short query, one that is all question, or a
+    text whose last line asks nothing (a pasted text: all of it is what is asked about)."""
+    if len(text) + len(_CJK.findall(text)) < _SHORT_QUERY:
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    last = _LABEL.sub("", lines[-1], count=1).strip()
+    asks = [s for s in sentences(last) if _sentence_asks(s)]
+    if not asks:
+        # a dialogue (two or more lines with a speaker's label): its last line is the message being answered
+        labelled = len(lines) >= 2 and sum(1 for ln in lines if _LABEL.match(ln)) >= 2
+        return last if labelled and last and len(last) <= 0.7 * len(text.strip()) else None
+    question = asks[-1]
+    lead = _LEAD_IN.match(question)
+    if lead is not None and _sentence_asks(question[lead.end():]):
+        question = question[lead.end():]
+    question = question.strip()
+    return question if question and len(question) <= 0.7 * len(text.strip()) else None

@@ -106,3 +106,22 @@ def test_a_conversation_left_open_at_exit_is_classified_by_the_surface_s_model(t
         profile = mem.list_memories(user_id="u", memory_types=["long_term"])
     assert [r.content for r in profile] == ["The user likes sailing on weekends."]
     assert profile[0].metadata["reason"] == "host model"
+
+
+def test_a_fact_carries_the_time_it_was_said(tmp_path: Path) -> None:
+    """A session promoted days after its turns (ended by the next process, or by idleness) gives its facts the time
+    the user said them, not the time they were promoted."""
+    from hermes_memory_core import MemoryConfig
+    from tests.fakes import Clock
+
+    clock = Clock()
+    said = int(clock.now)
+    with MemoryProvider(MemoryConfig(data_dir=tmp_path / "store"), clock=clock) as mem:
+        chat = mem.session("kai", "monday")
+        chat.add_messages([("user", "I work as an anesthesiologist at a hospital."), ("assistant", "Noted.")])
+        clock.now += 3 * 86_400  # the session ends three days later
+        chat.close()
+        mem.flush()
+        facts = mem.list_memories(user_id="kai", memory_types=["long_term", "permanent"], caller=ADMIN)
+    assert [f.content for f in facts if "anesthesiologist" in f.content.lower()], facts
+    assert all(f.created_at == said for f in facts if "anesthesiologist" in f.content.lower())

@@ -36,6 +36,20 @@ def test_distinct_keeps_one_of_a_line_said_twice_and_drops_a_reply_that_restates
     assert [h.id for h in distinct([reply, source, again, other])] == [source.id, other.id]
 
 
+def test_a_reply_that_restates_a_line_hands_it_its_place() -> None:
+    """Asked again, the same question finds the reply first (its rank was earned by its question's words): the line
+    it restated takes that place and score, instead of staying where its own words ranked it."""
+    from dataclasses import replace
+
+    source = replace(_line("I won a trophy at a dance contest last year.", "user", at=1), score=0.2, confidence=4.0)
+    other = replace(_line("Dance is a great way to unwind.", "assistant", at=2, mid="other"), score=0.4)
+    reply = replace(_line("From what I remember: I won a trophy at a dance contest last year.", "assistant", at=3,
+                          mid="reply"), score=0.6, confidence=5.0)
+    lifted = distinct([reply, other, source])
+    assert [h.id for h in lifted] == [source.id, other.id]
+    assert (lifted[0].score, lifted[0].confidence) == (0.6, 5.0)
+
+
 def test_focus_words_leave_out_generic_question_words() -> None:
     assert {t for t in focus_terms("What is the user's blood type?") if t.isascii()} == {"blood"}
     assert covers_focus(_line("I gave blood last week.", "user"), focus_terms("What is my blood type?"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_memory_core.text.questions import is_question, question_sentences, without_questions
+from hermes_memory_core.text.questions import asking_part, is_question, question_sentences, without_questions
 
 QUESTIONS = [
     "Which code editor do I like?", "Which code editor does the user like", "What is my job", "whats my name",
@@ -38,3 +38,29 @@ def test_a_statement_followed_by_a_question_keeps_the_statement() -> None:
     assert without_questions("我搬到慕尼黑了。你知道那里有什么好吃的吗？") == "我搬到慕尼黑了。"
     assert question_sentences("I like tea. Do you?") == ["Do you?"]
     assert not is_question("") and without_questions("") == ""
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("User: Can you help me tidy up this paragraph?\nAssistant: Sure, paste it.\nUser: Thanks. Which editor do I use?",
+     "Which editor do I use?"),
+    ("We're putting together the plan for next week, so quick question: When is my dentist appointment?",
+     "When is my dentist appointment?"),
+    ("我们在安排下周的计划，顺便问一下：我的护照什么时候过期？", "我的护照什么时候过期？"),
+    (("Caroline: I went to the support group yesterday and it was so powerful.\nMelanie: Wow!\n"
+      "When did Caroline go to the support group?"), "When did Caroline go to the support group?"),
+    ("Given the conversation, rephrase the follow up question.\nStandalone question: Where does Priya work?",
+     "Where does Priya work?"),
+    ("User: Which editor do I use?\nAssistant: Vim, you told me last week.\nUser: Write a haiku about autumn leaves.",
+     "Write a haiku about autumn leaves."),
+])
+def test_a_long_query_asks_the_question_it_ends_with(text: str, question: str) -> None:
+    assert asking_part(text) == question
+
+
+@pytest.mark.parametrize("text", [
+    "What is my blood type?", "用户的护照什么时候过期？", "Which code editor do I like, and which one did I use before?",
+    "I planted tomatoes in May on the balcony and the weather was hot all month, so they grew fast.",
+    "I asked: which editor do I use, and which did I use before, and why did I switch?",
+])
+def test_a_short_question_or_a_query_that_ends_without_one_is_asked_whole(text: str) -> None:
+    assert asking_part(text) is None
