@@ -114,7 +114,7 @@ def run(n: int, users: int, args: argparse.Namespace) -> dict[str, float]:
             own = [t for i, t in enumerate(texts) if i % users == 0]
             probes = [rnd.choice(own) for _ in range(args.repeat)] + [_sentence(rnd, n + i) for i in range(args.repeat)]
             tiers = (MemoryType.LONG_TERM, MemoryType.PERMANENT)
-            check = [t for p in probes for t in _timed(lambda p=p: find_duplicate(mem.engine, "u0", p, tiers, None), 1)]
+            check = [t for p in probes for t in _timed(lambda p=p: find_duplicate(mem.engine.lookups, "u0", p, tiers, None), 1)]
             said = [f"I like {rnd.choice(THINGS)} (note {i})" for i in range(args.repeat)]
             remember = [t for s in said + said for t in _timed(lambda s=s: mem.remember(s, user_id="u0"), 1)]
             # as-of search against the usual one

@@ -3,9 +3,11 @@
 Imports no agent framework; the LangChain and LlamaIndex adapters build on this package.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 import hermes_memory_core._startup  # noqa: F401 - first: Ctrl-C while the command starts is one line
 from hermes_memory_core import errors
-from hermes_memory_core.cli.options import cli_config, cli_parent
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.context import TurnContext, aturn_context, turn_context
 from hermes_memory_core.errors import *  # noqa: F403 - every error class is public (errors.__all__)
@@ -29,7 +31,6 @@ from hermes_memory_core.rendering import (
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.trust.injection import WriteVerdict, check_memory_write
 from hermes_memory_core.trust.permissions import Caller
@@ -42,12 +43,30 @@ from hermes_memory_core.types import (
     MemoryRecord,
     MemoryType,
     MemoryVersion,
+    Message,
     ReconcileReport,
     RememberAction,
     StoreStats,
 )
 from hermes_memory_core.validation import is_reserved_user_id, reserved_user_ids
 from hermes_memory_core.version import __version__
+
+if TYPE_CHECKING:  # served lazily below
+    from hermes_memory_core.cli.options import cli_config, cli_parent
+
+#: Public names served on first use (:func:`__getattr__`): the command-line helpers load argparse, which a library
+#: user importing the package never needs.
+_LAZY = {"cli_config": "hermes_memory_core.cli.options", "cli_parent": "hermes_memory_core.cli.options"}
+
+
+def __getattr__(name: str) -> Any:
+    """The command-line helpers (``cli_config``, ``cli_parent``), imported when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 #: The public names: these, and every error class (:data:`hermes_memory_core.errors.__all__`).
 __all__ = [

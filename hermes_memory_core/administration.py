@@ -24,8 +24,9 @@ from hermes_memory_core.lifecycle.erasure import ErasureReport, add_purge_hook, 
 from hermes_memory_core.lifecycle.forgetting import ForgetReport, forget
 from hermes_memory_core.portability import export_bundle
 from hermes_memory_core.storage.read_only import read_only_error
+from hermes_memory_core.trust.keys import KeyManager
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
+from hermes_memory_core.types import ErasureKind, MemoryType, ReconcileReport, StoreStats
 
 if TYPE_CHECKING:
     from hermes_memory_console import ConsoleServer
@@ -52,7 +53,7 @@ class StoreAdministration:
         """Refuse a write on a read-only store at once (:class:`ReadOnlyStoreError`, nothing touched)."""
         self.engine.need_open()
         if self.engine.read_only:
-            raise read_only_error(self.engine.location, what, self.engine.read_only_reason)
+            raise read_only_error(self.engine.location, what, self.engine.parts.read_only_reason)
 
     def purge_user(self, user_id: str, *, caller: Caller | None = None) -> ErasureReport:
         """Erase everything of one user (every tier and version, sessions, logs, indexes, vectors, caches) so that
@@ -65,7 +66,7 @@ class StoreAdministration:
         try:
             return purge_user(self.engine, uid, drain=self._background.drain)
         except StorageFullError as exc:  # say whether the next open finishes it, or nothing was erased yet
-            recorded = any(e.kind == "user" and e.user_id == uid for e in self.engine.pending_erasures())
+            recorded = any(e.kind is ErasureKind.USER and e.user_id == uid for e in self.engine.eraser.pending())
             then = ("the erasure is recorded: the next open or reconcile() finishes it once space is freed" if recorded
                     else "nothing of the user was erased yet: call purge_user again once space is freed")
             raise StorageFullError(f"purge_user({uid!r}): {exc}; {then}") from exc
@@ -104,7 +105,7 @@ class StoreAdministration:
         if not self.engine.closed:
             self._need_writable("reconcile")
         finished = finish_erasures(self.engine) if not self.engine.closed else 0
-        left = len(self.engine.pending_erasures()) if not self.engine.closed else 0
+        left = len(self.engine.eraser.pending()) if not self.engine.closed else 0
         return replace(maintenance.reconcile(self.engine), erasures_finished=finished, erasures_left=left)
 
     def optimize(self) -> None:
@@ -144,8 +145,8 @@ class StoreAdministration:
         who = self._who(caller)
         if not who.write_permanent:
             raise PermissionDeniedError(f"caller {who.name!r} may not rotate the encryption key")
-        key = self.engine.keys.new_key() if new_key is None else v.check_key_bytes(new_key)
-        self.engine.rotate_key(key, None if save_to is None else Path(v.check_path(save_to, "save_to")))
+        key = KeyManager.new_key() if new_key is None else v.check_key_bytes(new_key)
+        self.engine.sealing.rotate_key(key, None if save_to is None else Path(v.check_path(save_to, "save_to")))
         return key
 
     # ------------------------------------------------------------------ portability
@@ -170,7 +171,7 @@ class StoreAdministration:
         """
         self.engine.need_open()
         uid = None if user_id is None else v.check_user_id(user_id)
-        owners = {row.user_id for row in self.engine.lifecycle_rows([MemoryType.PERMANENT.value])}
+        owners = {row.user_id for row in self.engine.reads.lifecycle_rows([MemoryType.PERMANENT.value])}
         if uid is not None:
             owners &= {uid}
         who = self._exporter(uid, owners, caller)
@@ -180,8 +181,8 @@ class StoreAdministration:
                     if len(owners) > 1 and caller is None and not self._caller_given else "")
             raise PermissionDeniedError(f"caller {who.name!r} may not export the permanent memories of {denied} "
                                         f"user(s) this bundle would hold{hint}")
-        with self.engine.write_lock:
-            self.engine.flush()
+        with self.engine.parts.write_lock:
+            self.engine.upkeep.flush()
             return export_bundle(self.engine, Path(v.check_path(path, "path")), uid)
 
     def _exporter(self, user_id: str | None, owners: set[str], caller: Caller | None) -> Caller:

@@ -28,7 +28,6 @@ from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.engine import MemoryEngine
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.lifecycle.background import BackgroundLifecycle
-from hermes_memory_core.lifecycle.conversation import erase_said
 from hermes_memory_core.lifecycle.erasure import erase_memory, finish_erasures
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
@@ -36,7 +35,6 @@ from hermes_memory_core.portability import restore_bundle
 from hermes_memory_core.retrieval.search import Searcher, build_filter
 from hermes_memory_core.short_term.session import SessionMemory, Sessions
 from hermes_memory_core.storage.hot_cache import HotCache
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.storage.vectors import VectorStore
 from hermes_memory_core.trust.permissions import ANONYMOUS, Caller
 from hermes_memory_core.trust.write_guard import guard_text, guard_texts
@@ -114,19 +112,13 @@ class MemoryProvider(StoreAdministration):
         self.llm = llm
         self.caller = caller or ANONYMOUS
         self._caller_given = caller is not None
-        self._search = Searcher(engine)
+        self._search = Searcher(engine.lookups)
         self._background = BackgroundLifecycle(engine, self._llm_for)
-        self._sessions = Sessions(engine, self._background.schedule_compaction, self._background.drain,
-                                  self._background.schedule_end, self._background.schedule_new_session,
-                                  self._background.schedule_archive, self._undo_said)
+        self._sessions = Sessions(engine.parts, self._background)
         open_providers.add(engine.store_key, self)
         if not engine.read_only:  # a read-only store runs no background work and finishes nothing
             finish_erasures(engine)  # an erasure a killed process left half done
             self._background.resume()
-
-    def _undo_said(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
-        for rec in erase_said(self.engine, user_id, session_id, turns):
-            erase_memory(self.engine, rec)
 
     def _llm_for(self, user_id: str, session_id: str | None) -> LLM | None:
         return self._sessions.llm_for(user_id, session_id) or self.llm
@@ -151,7 +143,7 @@ class MemoryProvider(StoreAdministration):
     @property
     def embedder(self) -> Embedder:
         """The store's embedding model (``model_id``, ``dim``)."""
-        return self.engine.embedder
+        return self.engine.parts.embedder
 
     @property
     def data_dir(self) -> Path:
@@ -175,12 +167,12 @@ class MemoryProvider(StoreAdministration):
     @property
     def hot_cache(self) -> HotCache:
         """The per-user cache of most-searched records (``hits``/``misses`` counters, ``size()``)."""
-        return self.engine.hot  # reach-in: the public hot_cache property hands out the cache itself
+        return self.engine.parts.hot  # reach-in: the public hot_cache property hands out the cache itself
 
     @property
     def key_file(self) -> Path | None:
         """The file that holds the encryption key, or None when the key comes from the config or environment."""
-        return self.engine.keys.key_file if self.engine.keys.uses_file else None
+        return self.engine.sealing.key_file
 
     @classmethod
     def open_store(cls, store_key: str) -> MemoryProvider | None:
@@ -202,7 +194,7 @@ class MemoryProvider(StoreAdministration):
         """Finish background summaries and promotions, write buffered access records, flush both stores."""
         self.engine.need_open()
         self._background.drain()
-        self.engine.flush()
+        self.engine.upkeep.flush()
 
     def __enter__(self) -> MemoryProvider:
         return self
@@ -299,7 +291,7 @@ class MemoryProvider(StoreAdministration):
         checked = v.check_items(items)
         if not trusted:
             guard_texts((item.content for item in checked if isinstance(item.content, str)), "item")
-        ids = self.engine.add_items(checked, self._who(caller), dialogue=dialogue, on_progress=on_progress)
+        ids = self.engine.writes.add_items(checked, self._who(caller), dialogue=dialogue, on_progress=on_progress)
         if self.llm is not None:
             self._background.schedule_terms()  # other-language key terms, off this thread (lifecycle.xlang)
         return ids
@@ -337,8 +329,8 @@ class MemoryProvider(StoreAdministration):
         note = v.check_text(version_note, "version_note")
         meta = None if metadata is None else v.check_metadata(metadata, self.config.max_metadata_bytes)
         new_tags = None if tags is None else v.check_tags(tags, self.config.max_tags)
-        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), write=True)
-        version = self.engine.update(rec, text, note, metadata=meta, tags=new_tags)
+        rec = self.engine.reads.owned(memory_id, user_id, self._acting(user_id, caller), write=True)
+        version = self.engine.writes.update(rec, text, note, metadata=meta, tags=new_tags)
         if self.llm is not None:
             self._background.schedule_terms()  # the new version's own key terms
         return version
@@ -351,12 +343,12 @@ class MemoryProvider(StoreAdministration):
         ``user_id`` and no ``caller`` it acts as :meth:`caller_for` (the user forgets their own fact)."""
         self._need_writable("delete a memory")
         note = v.check_text(reason, "reason")
-        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), write=True,
+        rec = self.engine.reads.owned(memory_id, user_id, self._acting(user_id, caller), write=True,
                                 include_inactive=v.check_flag(hard, "hard"))
         if hard:
             erase_memory(self.engine, rec)
         else:
-            self.engine.delete(rec, note)
+            self.engine.writes.delete(rec, note)
         return True
 
     # ------------------------------------------------------------------ reads
@@ -369,15 +361,15 @@ class MemoryProvider(StoreAdministration):
             caller: Who reads (permanent memories need ``read_permanent``); by default as :meth:`caller_for`.
         """
         self.engine.need_open()
-        return self.engine.owned(memory_id, user_id, self._acting(user_id, caller))
+        return self.engine.reads.owned(memory_id, user_id, self._acting(user_id, caller))
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, caller: Caller | None = None
     ) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (deleted memories keep their history)."""
         self.engine.need_open()
-        rec = self.engine.owned(memory_id, user_id, self._acting(user_id, caller), include_inactive=True)
-        return self.engine.versions(rec.id)
+        rec = self.engine.reads.owned(memory_id, user_id, self._acting(user_id, caller), include_inactive=True)
+        return self.engine.reads.versions(rec.id)
 
     def list_memories(
         self,
@@ -410,11 +402,11 @@ class MemoryProvider(StoreAdministration):
         self.engine.need_open()
         who = self._acting(user_id, caller)
         flt = build_filter(user_id, who, self.config.max_tags, memory_types, session_id, tags, time_range)
-        flt = self.engine.codec.seal_filter(flt)
+        flt = self.engine.parts.codec.seal_filter(flt)
         v.check_int_range(limit, "limit", 1, 10_000)
         v.check_int_range(offset, "offset", 0, 2**62)
         now = self.engine.now()
-        return self.engine.list_records(flt.user_id, flt.for_rows(now), limit, offset, who, now)
+        return self.engine.reads.list_records(flt.user_id, flt.for_rows(now), limit, offset, who, now)
 
     def search(
         self,
@@ -578,7 +570,7 @@ class MemoryProvider(StoreAdministration):
         engine = restore_bundle(Path(v.check_path(bundle, "bundle")), config or MemoryConfig(), overwrite, embedder,
                                 vector_store, clock, trusted is True)
         if engine.config.metadata_url is None:
-            engine.keys.copy_beside(engine.data_dir)  # a key given as a file stays with the restored store
+            engine.parts.keys.copy_beside(engine.data_dir)  # a key given as a file stays with the restored store
         return cls._from_engine(engine, llm, caller)
 
     # ------------------------------------------------------------------ async twins

@@ -14,11 +14,13 @@ __all__ = [
     "HIT_FIELDS",
     "RECORD_FIELDS",
     "AccessAction",
+    "ErasureKind",
     "MemoryHit",
     "MemoryItem",
     "MemoryRecord",
     "MemoryType",
     "MemoryVersion",
+    "Message",
     "ReconcileReport",
     "RememberAction",
     "StoreStats",
@@ -87,6 +89,18 @@ class AccessAction(enum.StrEnum):
     DELETE = "delete"
     REPEAT = "repeat"
     HARD_DELETE = "hard_delete"
+
+
+class ErasureKind(enum.StrEnum):
+    """What a durable erasure intent names. A string enum: it compares equal to, and is recorded as, its value.
+
+    Members:
+        USER: Every row of one user.
+        MEMORY: One memory.
+    """
+
+    USER = "user"
+    MEMORY = "memory"
 
 
 #: The keys of :meth:`MemoryRecord.to_dict`, in their order.
@@ -422,3 +436,22 @@ class StoreStats:
         if self.warnings:
             parts.append(_html_table([{"warning": w} for w in self.warnings], "warnings"))
         return "".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message in a session buffer.
+
+    Attributes:
+        role: Who spoke (``user``, ``assistant``, ``tool``, ``system``, ...).
+        content: Its text.
+        data: Adapter payload (e.g. a serialised LangChain message) returned as stored.
+        created_at: Unix seconds.
+        turn: Turn number within the session (set by the store).
+    """
+
+    role: str
+    content: str
+    data: dict[str, Any] = field(default_factory=dict)
+    created_at: int = 0
+    turn: int = -1

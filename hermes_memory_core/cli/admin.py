@@ -193,7 +193,7 @@ def cmd_update(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     with open_existing(args) as mem:
         mem.delete(args.id, reason=args.reason, user_id=args.user, hard=args.hard)
-        left = args.hard and any(e.memory_id == args.id for e in mem.engine.pending_erasures())
+        left = args.hard and any(e.memory_id == args.id for e in mem.engine.eraser.pending())
     if args.hard:
         emit(args, {"id": args.id, "deleted": True, "hard": True, "complete": not left},
              lambda: f"erased {args.id} from every row and index; not yet complete: a reader holds files it must "

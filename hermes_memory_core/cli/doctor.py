@@ -81,14 +81,14 @@ def diagnose(args: argparse.Namespace) -> list[Finding]:
     with mem:
         found.append(Finding("open", "ok", f"{mem.location} opens; the key opens the permanent tier"))
         found.append(_writable_finding(mem.engine, folder, asked=bool(cfg.read_only)))
-        integrity = mem.engine.integrity_check()
+        integrity = mem.engine.upkeep.integrity_check()
         found.append(Finding("integrity", "ok" if integrity == "ok" else "fail", f"integrity check: {integrity}",
                              "" if integrity == "ok" else "restore the latest export bundle (hermes-memory restore)"))
         stats = mem.stats().as_dict()
         found.append(Finding("sizes", "ok", f"{stats['total_active']} memories of {len(stats['by_user'])} users "
                              f"({stats['by_type']}), {stats['versions']} versions, "
                              f"{stats['disk_bytes'] / 1024:.0f} KiB on disk"))
-        pending = mem.engine.pending_erasures()
+        pending = mem.engine.eraser.pending()
         if pending:
             found.append(Finding("background", "warn", f"{len(pending)} interrupted erasure(s)",
                                  "run hermes-memory reconcile to finish them"))

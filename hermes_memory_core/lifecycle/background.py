@@ -2,61 +2,145 @@
 turns kept as conversation memories), and promotion of what the user said in them, on one worker thread, off the
 chat path.
 
+Each kind of work is a small frozen value (:data:`Job`): the worker coalesces equal pending values and
+:meth:`BackgroundLifecycle._run` dispatches on the value's type. What happens to a turn after it is written is
+:meth:`BackgroundLifecycle.written`, in one place; :class:`BackgroundLifecycle` is the one narrow interface the
+short-term room talks to (:class:`~hermes_memory_core.short_term.session.SessionEvents`).
+
 Jobs are idempotent and their inputs are durable (the buffered messages, the promotion queue), so a job lost with
 a killed process is found again by :meth:`BackgroundLifecycle.resume` at the next start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.lifecycle.conversation import archive_completed, archive_turns, end_session
+from hermes_memory_core.engine.faces import WithEraser, WithLookups, WithParts, WithReads, WithUpkeep, WithWrites
+from hermes_memory_core.lifecycle.conversation import archive_completed, archive_turns, end_session, erase_said
+from hermes_memory_core.lifecycle.erasure import erase_memory
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from hermes_memory_core.lifecycle.promotion import LLMResolver, promote_queued
 from hermes_memory_core.lifecycle.worker import BackgroundWorker
 from hermes_memory_core.lifecycle.xlang import TermWriter
 from hermes_memory_core.short_term.compaction import compact_session
+from hermes_memory_core.types import Message
 
-__all__ = ["BackgroundLifecycle"]
+__all__ = ["Archive", "BackgroundLifecycle", "Compact", "EndLeftSessions", "EndSession", "Job", "LifecycleStore",
+           "Promote", "SweepTerms"]
+
+
+@dataclass(frozen=True, slots=True)
+class Compact:
+    """Summarise a session's turns that overflow its ring (and keep them as conversation memories)."""
+
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """Keep a session's completed turns as conversation memories; with ``open_turn`` its last, unanswered user
+    message too (the process that would have answered it is gone)."""
+
+    user_id: str
+    session_id: str
+    open_turn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EndSession:
+    """A session ended: archive its buffered turns and queue what the user said in them for promotion."""
+
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndLeftSessions:
+    """The user opened ``session_id`` at ``at``: end the sessions they left (each once; see :func:`end_session`)."""
+
+    user_id: str
+    session_id: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Promote:
+    """Promote the queued statements (what users said, waiting for classification)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SweepTerms:
+    """Give memories written since the last sweep their other-language key terms
+    (:mod:`~hermes_memory_core.lifecycle.xlang`)."""
+
+
+class LifecycleStore(WithParts, WithLookups, WithReads, WithWrites, WithEraser, WithUpkeep, Protocol):
+    """What the background lifecycle uses of the engine: what its rooms use (conversations, compaction, promotion,
+    key terms, and the erasure of what a user took back) — every component but the key's."""
+
+
+#: One piece of background work (equal values coalesce while pending).
+Job = Compact | Archive | EndSession | EndLeftSessions | Promote | SweepTerms
+#: The jobs that keep what a user said (a recall right after a turn waits for them: :meth:`BackgroundLifecycle.settle`).
+_KEEPS_SAID = (Compact, Archive, EndSession, EndLeftSessions)
 
 
 class BackgroundLifecycle:
-    """Runs compactions and promotions for one engine.
+    """Runs compactions and promotions for one engine; what the short-term room tells of its sessions.
 
     Args:
         engine: The open store.
         llm_for: The host model for a session's work (None: the deterministic fallbacks).
     """
 
-    def __init__(self, engine: MemoryEngine, llm_for: LLMResolver) -> None:
+    def __init__(self, engine: LifecycleStore, llm_for: LLMResolver) -> None:
         self.engine = engine
+        self.parts = engine.parts
         self.llm_for = llm_for
         self.health = ClassifierHealth()  # how many of the model's classifications could be read
-        self.worker = BackgroundWorker(self._run)
+        self.worker: BackgroundWorker[Job] = BackgroundWorker(self._run)
         self.terms = TermWriter(engine, llm_for)
 
-    def schedule_compaction(self, user_id: str, session_id: str) -> None:
-        """Summarise the session's overflowing turns soon (coalesced with a pending job for it)."""
-        self.worker.submit(("compact", user_id, session_id))
+    # ------------------------------------------------------------------ what the sessions tell (SessionEvents)
+    def written(self, user_id: str, session_id: str, *, opened: bool, overflowing: bool) -> None:
+        """What happens to a turn after it is written, in this order: a session's first turn says its user left
+        their other sessions (they end); the session's completed turns are kept as conversation memories; turns
+        past the ring are summarised. Each soon, on the worker; then their promotions and key terms
+        (:meth:`_run`)."""
+        if opened:
+            self.began(user_id, session_id)
+        self.worker.submit(Archive(user_id, session_id))
+        if overflowing:
+            self.worker.submit(Compact(user_id, session_id))
 
-    def schedule_archive(self, user_id: str, session_id: str) -> None:
-        """Keep the session's completed turns as conversation memories soon (coalesced per session)."""
-        self.worker.submit(("archive", user_id, session_id))
+    def began(self, user_id: str, session_id: str) -> None:
+        """The user is in ``session_id`` now: end the sessions they left, soon."""
+        self.worker.submit(EndLeftSessions(user_id, session_id, self.parts.now()))
 
-    def schedule_end(self, user_id: str, session_id: str) -> None:
+    def ended(self, user_id: str, session_id: str) -> None:
         """The session ended: archive its buffered turns and promote what the user said in them, soon."""
-        self.worker.submit(("end", user_id, session_id))
+        self.worker.submit(EndSession(user_id, session_id))
 
-    def schedule_new_session(self, user_id: str, session_id: str) -> None:
-        """The user opened another session: end the ones they left (each once; see :func:`end_session`)."""
-        self.worker.submit(("left", user_id, session_id, self.engine.now()))
+    def undo(self, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> None:
+        """The user takes ``turns`` back (read after :meth:`wait`, so an archive of them in flight has landed): every
+        conversation memory kept from them is erased completely."""
+        for rec in erase_said(self.engine, user_id, session_id, turns):
+            erase_memory(self.engine, rec)
 
+    def wait(self) -> None:
+        """Block until every submitted job has run (:meth:`drain`)."""
+        self.drain()
+
+    # ------------------------------------------------------------------ scheduling
     def end_idle_sessions(self, now: int | None = None) -> None:
         """Schedule the end of every session closed or idle at ``now`` whose buffered turns are not archived yet."""
-        sessions = self.engine.sessions
-        for user_id, session_id in sessions.unarchived(self.engine.now(now), self.engine.config.session_idle_seconds):
-            self.schedule_end(user_id, session_id)
+        sessions = self.parts.sessions
+        for user_id, session_id in sessions.unarchived(self.parts.now(now), self.parts.config.session_idle_seconds):
+            self.ended(user_id, session_id)
 
     def resume(self) -> None:
         """Re-submit work a previous process left undone (overflowing buffers, ended sessions not archived yet, the
@@ -64,36 +148,34 @@ class BackgroundLifecycle:
         user message still waiting for its answer —, queued promotions). On a store only one process opens at a time
         (the embedded default) those open sessions ended with their process: they are ended now, so what the user
         said in them is promoted to the profile and facts too."""
-        sessions = self.engine.sessions
-        for user_id, session_id in sessions.overflowing(self.engine.config.ring_size):
-            self.schedule_compaction(user_id, session_id)
-        now = self.engine.now()
+        sessions = self.parts.sessions
+        for user_id, session_id in sessions.overflowing(self.parts.config.ring_size):
+            self.worker.submit(Compact(user_id, session_id))
+        now = self.parts.now()
         # a store that serves one process at a time: the process that held its open sessions is gone, so they ended
         # (and what the user said in them is promoted now); a store shared by processes ends only idle ones
-        idle = -now if self.engine.alone else self.engine.config.session_idle_seconds
+        idle = -now if self.parts.alone else self.parts.config.session_idle_seconds
         ended = set(sessions.unarchived(now, idle))
         for user_id, session_id in sessions.unarchived(now, -now):  # every session with turns not archived yet
             if (user_id, session_id) in ended:
-                self.schedule_end(user_id, session_id)
+                self.ended(user_id, session_id)
             else:  # the process that would answer its last turn is gone: that turn is kept too
-                self.worker.submit(("archive-open", user_id, session_id))
-        if self.engine.sessions.queued(1):
-            self.worker.submit(("promote",))
+                self.worker.submit(Archive(user_id, session_id, open_turn=True))
+        if self.parts.sessions.queued(1):
+            self.worker.submit(Promote())
         if self.llm_for("", None) is not None:  # the provider's own model (sessions bring theirs when they open)
             self.schedule_terms()
 
     def schedule_terms(self) -> None:
         """Give memories written since the last sweep their other-language key terms soon (see
         :mod:`~hermes_memory_core.lifecycle.xlang`; coalesced with a pending sweep)."""
-        self.worker.submit(("xlang",))
+        self.worker.submit(SweepTerms())
 
     def settle(self, user_id: str, timeout: float) -> bool:
         """Wait, at most ``timeout`` seconds, until no job that keeps what ``user_id`` said is pending or running
         (archives, session ends, compactions and the promotions they trigger): a recall right after a turn or a
         new session then finds the turns just answered. True when none was left."""
-        said = {"compact", "archive", "archive-open", "end", "left"}
-        return self.worker.settle(lambda job: isinstance(job, tuple) and len(job) > 1 and job[0] in said
-                                  and job[1] == user_id, timeout)
+        return self.worker.settle(lambda job: isinstance(job, _KEEPS_SAID) and job.user_id == user_id, timeout)
 
     def drain(self) -> None:
         """Block until every submitted job has run."""
@@ -106,30 +188,41 @@ class BackgroundLifecycle:
         here instead, so what the user said in them is classified and summarised by the host model their surface
         was given (:meth:`MemoryProvider.close`, also at interpreter exit), not by the rules in a later process
         that has no model. A store shared by processes ends only idle sessions, as before."""
-        engine = self.engine
-        if engine.alone and not engine.read_only and not engine.closed:
-            now = engine.now()
-            for user_id, session_id in engine.sessions.unarchived(now, -now):
-                self.schedule_end(user_id, session_id)
+        parts = self.parts
+        if parts.alone and not parts.read_only and not parts.closed:
+            now = parts.now()
+            for user_id, session_id in parts.sessions.unarchived(now, -now):
+                self.ended(user_id, session_id)
         self.worker.close()
 
-    def _run(self, job: Hashable) -> None:
-        if self.engine.closed or not isinstance(job, tuple):
-            return
-        if job[0] == "xlang":
-            self.terms.sweep()
+    # ------------------------------------------------------------------ running
+    def _run(self, job: Job) -> None:
+        """Run one job; then promote what it queued, and give what it wrote its key terms when a model serves it."""
+        if self.parts.closed:
             return
         said = 0  # conversation memories written (turns that left the ring, or whose session ended)
-        if job[0] == "compact":
-            compact_session(self.engine, job[1], job[2], self.llm_for(job[1], job[2]), archive_turns)
-            said = 1  # compaction may have archived turns; a sweep with nothing to do is one query
-        elif job[0] in ("archive", "archive-open"):
-            said = archive_completed(self.engine, job[1], job[2], open_turn=job[0] == "archive-open")
-        elif job[0] == "end":
-            said = end_session(self.engine, job[1], job[2])
-        elif job[0] == "left":
-            for user_id, session_id in self.engine.sessions.unarchived(job[3], 0, user_id=job[1], except_session=job[2]):
-                said += end_session(self.engine, user_id, session_id)
+        session: str | None = None  # whose model serves the key terms of what was written
+        match job:
+            case SweepTerms():
+                self.terms.sweep()
+                return
+            case Compact(user_id, session_id):
+                compact_session(self.parts, user_id, session_id, self.llm_for(user_id, session_id),
+                                partial(archive_turns, self.engine))
+                said, session = 1, session_id  # compaction may have archived turns; a sweep with nothing to do is cheap
+            case Archive(user_id, session_id, open_turn):
+                said = archive_completed(self.engine, user_id, session_id, open_turn=open_turn)
+                session = session_id
+            case EndSession(user_id, session_id):
+                said, session = end_session(self.engine, user_id, session_id), session_id
+            case EndLeftSessions(user_id, session_id, at):
+                for uid, sid in self.parts.sessions.unarchived(at, 0, user_id=user_id, except_session=session_id):
+                    said += end_session(self.engine, uid, sid)
         promoted = promote_queued(self.engine, self.llm_for, self.health)
-        if promoted or (said and self.llm_for(job[1], job[2] if job[0] != "left" else None) is not None):
+        if promoted or (said and self.llm_for(_user_of(job), session) is not None):
             self.schedule_terms()  # promoted and conversation memories get their key terms too
+
+
+def _user_of(job: Job) -> str:
+    """The user a job works for ("" for the store-wide ones)."""
+    return job.user_id if isinstance(job, _KEEPS_SAID) else ""

@@ -28,20 +28,25 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithLookups, WithParts, WithReads, WithWrites
 from hermes_memory_core.lifecycle.dedupe import fact_signature
 from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.short_term.compaction import user_words
 from hermes_memory_core.short_term.session import USER_ROLES
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import is_question, question_key
 from hermes_memory_core.trust.injection import conversation_lines_allowed
 from hermes_memory_core.trust.permissions import LIFECYCLE
-from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType
+from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType, Message
 
 __all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
            "end_session", "erase_said", "speaker", "user_words"]
+
+
+class ConversationStore(WithParts, WithLookups, WithReads, WithWrites, Protocol):
+    """What keeping conversations uses of the engine: session rows, lookups by id and remark, conversation writes."""
+
 
 #: Importance of a conversation memory: below the profile (0.6) and facts (0.9), so they rank first on a tie.
 CONVERSATION_IMPORTANCE = 0.3
@@ -81,10 +86,10 @@ def _remark(role: str, text: str) -> str:
     return hashlib.sha256(repr((role, fact_signature(text))).encode()).hexdigest()[:32]
 
 
-def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> int:
+def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> int:
     """Keep the user and assistant messages of ``turns`` as conversation memories (see the module docstring), in
     one batch write. Returns how many memories were written (repeats and pieces already stored are not)."""
-    if not engine.config.conversation_memories:
+    if not engine.parts.config.conversation_memories:
         return 0
     items: list[MemoryItem] = []
     ids: list[str] = []
@@ -102,12 +107,12 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
                 continue
             for piece_no, piece in enumerate(_pieces(text)):
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
-                if engine.record(mid, include_inactive=True) is not None:
+                if engine.reads.record(mid, include_inactive=True) is not None:
                     continue  # archived before a crash, or since deleted: either way not again
                 remark = _remark(role, piece)
-                held = engine.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
+                held = engine.lookups.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
                 if held is not None:
-                    engine.note_repeat(held, "conversation")
+                    engine.writes.note_repeat(held, "conversation")
                     continue
                 if remark in batch_remarks:
                     continue
@@ -120,11 +125,11 @@ def archive_turns(engine: MemoryEngine, user_id: str, session_id: str, turns: Se
                                         (), meta, message.created_at or None))
                 ids.append(mid)
     if items:
-        engine.add_items(items, LIFECYCLE, dialogue=True, memory_ids=ids)
+        engine.writes.add_items(items, LIFECYCLE, dialogue=True, memory_ids=ids)
     return len(items)
 
 
-def archive_completed(engine: MemoryEngine, user_id: str, session_id: str, open_turn: bool = False) -> int:
+def archive_completed(engine: ConversationStore, user_id: str, session_id: str, open_turn: bool = False) -> int:
     """Keep the session's completed turns (those the assistant answered, and every turn before the last) as
     conversation memories now, without waiting for them to leave the ring: what was said is findable from the next
     session on, however the last one ended. Turns already kept are skipped (their ids exist).
@@ -133,14 +138,14 @@ def archive_completed(engine: MemoryEngine, user_id: str, session_id: str, open_
     process left open (it ended or crashed before the answer): the user said it, and no answer is coming from that
     process. An answer written later joins the same turn and is kept beside it; the user's message is not kept
     again (its id exists), and is promoted once, when the session ends."""
-    turns = engine.sessions.turns(user_id, session_id)
+    turns = engine.parts.sessions.turns(user_id, session_id)
     if turns and not open_turn and all(m.role in USER_ROLES for m in turns[-1]):
         turns = turns[:-1]  # the open turn: its answer is still to come
     return archive_turns(engine, user_id, session_id, turns) if turns else 0
 
 
 def erase_said(
-    engine: MemoryEngine, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]
+    engine: ConversationStore, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]
 ) -> list[MemoryRecord]:
     """The conversation memories kept from ``turns``, active or not (an undo erases them: the user took them back)."""
     found = []
@@ -148,23 +153,23 @@ def erase_said(
         for index, message in enumerate(turn):
             pieces = len(_pieces(" ".join(message.content.split()))) or 1
             for piece in range(pieces):
-                rec = engine.record(conversation_id(user_id, session_id, message.turn, index, piece),
+                rec = engine.reads.record(conversation_id(user_id, session_id, message.turn, index, piece),
                                     include_inactive=True)
                 if rec is not None:
                     found.append(rec)
     return found
 
 
-def end_session(engine: MemoryEngine, user_id: str, session_id: str) -> int:
+def end_session(engine: ConversationStore, user_id: str, session_id: str) -> int:
     """A session ended: archive its buffered turns past the archive mark (conversation memories) and queue what the
     user said in them for promotion, moving the mark. The buffer itself stays (a session that goes on keeps its
     context); its turns are not archived again when they leave the ring. Returns the memories written."""
-    sessions = engine.sessions
+    sessions = engine.parts.sessions
     mark = sessions.archived_turn(user_id, session_id)
     turns = [t for t in sessions.turns(user_id, session_id) if t and t[0].turn > mark]
     if not turns:
         return 0
     written = archive_turns(engine, user_id, session_id, turns)
-    sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.now(),
+    sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.parts.now(),
                            said_at=[t[0].created_at for t in turns])
     return written

@@ -24,7 +24,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.types import MemoryRecord, MemoryType
@@ -181,16 +181,16 @@ def _search_terms(text: str) -> list[str]:
 
 
 def find_duplicate(
-    engine: MemoryEngine, user_id: str, text: str, tiers: tuple[MemoryType, ...], session_id: str | None
+    lookups: Lookups, user_id: str, text: str, tiers: tuple[MemoryType, ...], session_id: str | None
 ) -> MemoryRecord | None:
     """The user's active memory (of ``tiers``; short-term ones only of ``session_id``) that already holds the
     fact ``text`` states, if any — the most recently updated when several do."""
     if not tiers:
         return None
-    terms = engine.codec.query_terms(_search_terms(text))
-    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=engine.now())
-    found = engine.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
-    records = engine.active_records([mid for mid, _ in found], user_id, now=engine.now())
+    terms = lookups.codec.query_terms(_search_terms(text))
+    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=lookups.now())
+    found = lookups.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
+    records = lookups.active_records([mid for mid, _ in found], user_id, now=lookups.now())
     same = [
         r for r in records.values()
         if (r.memory_type is not MemoryType.SHORT_TERM or r.session_id == session_id) and same_fact(text, r.content)

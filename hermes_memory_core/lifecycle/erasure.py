@@ -8,15 +8,17 @@ Order, and why it survives a killed process:
    words they lent their neighbours, access-log rows, and for a user their session buffers, summaries and
    promotion-queue entries.
 3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
-   vectors of past versions and buffered access records forget them (steps 2-3 are the engine's
-   :meth:`~hermes_memory_core.engine_ops.EngineOperations.erase`, under its write lock).
+   vectors of past versions and buffered access records forget them (steps 2-3 under the engine's write lock).
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
-   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`): the
-   engine's :meth:`~hermes_memory_core.engine_ops.EngineOperations.rewrite_erased`, *without* the write lock,
+   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`),
+   *without* the write lock,
    since it may wait for a reader (a ``sqlite3`` shell, a backup, or on PostgreSQL a transaction whose snapshot
    is older than the erasure and so still sees the deleted rows).
 5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`), again without the
    write lock.
+
+Steps 1-5 and their lock choreography are the engine's :class:`~hermes_memory_core.engine.erasure.Eraser`
+(``record``, then ``complete``); this room decides what is erased, and when.
 
 A reader in steps 4-5 delays only the erasure, by a bounded wait (:data:`~hermes_memory_core.busy.BUSY_WAIT_S`
 per store): if it still holds the files then, the intent stays (or is recorded again) and the report says what is
@@ -39,19 +41,25 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
-from hermes_memory_core.errors import StoreBusyError
+from hermes_memory_core.engine.faces import WithEraser, WithLookups, WithParts, WithReads, WithUpkeep
 from hermes_memory_core.portability.leftovers import remove_partial_exports
 from hermes_memory_core.storage.metadata import Erasure
-from hermes_memory_core.types import MemoryRecord, MemoryType
+from hermes_memory_core.types import ErasureKind, MemoryRecord, MemoryType
 from hermes_memory_core.validation import is_reserved_user_id
 
 log = logging.getLogger("hermes_memory.erasure")
 
-__all__ = ["OWNER_KEY", "ErasureReport", "add_purge_hook", "erase_memory", "finish_erasures", "purge_user"]
+__all__ = ["OWNER_KEY", "ErasureReport", "ErasureStore", "add_purge_hook", "erase_memory", "finish_erasures",
+           "purge_user"]
 
-_PURGE_HOOKS: weakref.WeakKeyDictionary[MemoryEngine, list[Callable[[], Callable[[str], None] | None]]] = (
+
+class ErasureStore(WithParts, WithEraser, WithLookups, WithReads, WithUpkeep, Protocol):
+    """What erasure uses of the engine: the eraser, session rows, lookups of what a user owns elsewhere, record
+    reads, counts (and the partial exports' record)."""
+
+_PURGE_HOOKS: weakref.WeakKeyDictionary[ErasureStore, list[Callable[[], Callable[[str], None] | None]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -61,14 +69,14 @@ _PURGE_HOOKS: weakref.WeakKeyDictionary[MemoryEngine, list[Callable[[], Callable
 OWNER_KEY = "owner"
 
 
-def _erase_owned_elsewhere(engine: MemoryEngine, user_id: str) -> int:
+def _erase_owned_elsewhere(engine: ErasureStore, user_id: str) -> int:
     """Erase (hard) every memory held under a reserved user id that names ``user_id`` as its owner; how many."""
-    holders = [uid for uid in engine.counts().get("by_user", {}) if is_reserved_user_id(uid)]
+    holders = [uid for uid in engine.upkeep.counts().get("by_user", {}) if is_reserved_user_id(uid)]
     erased = 0
     for holder in holders:
         while True:
-            found = engine.find_by_metadata(holder, OWNER_KEY, user_id, list(MemoryType))
-            rec = None if found is None else engine.record(found, include_inactive=True)
+            found = engine.lookups.find_by_metadata(holder, OWNER_KEY, user_id, list(MemoryType))
+            rec = None if found is None else engine.reads.record(found, include_inactive=True)
             if rec is None:
                 break
             erase_memory(engine, rec)
@@ -76,7 +84,7 @@ def _erase_owned_elsewhere(engine: MemoryEngine, user_id: str) -> int:
     return erased
 
 
-def _forget_said(engine: MemoryEngine, rec: MemoryRecord) -> None:
+def _forget_said(engine: ErasureStore, rec: MemoryRecord) -> None:
     """A conversation memory's words leave the session buffer it was kept from (see
     :meth:`~hermes_memory_core.storage.sessions.SessionStore.blank_message`): found by its id, which derives from
     ``(user, session, turn, message, piece)``."""
@@ -85,17 +93,17 @@ def _forget_said(engine: MemoryEngine, rec: MemoryRecord) -> None:
     turn = rec.metadata.get("turn")
     if not rec.is_conversation or rec.session_id is None or not isinstance(turn, int):
         return
-    for said in engine.sessions.turns(rec.user_id, rec.session_id):
+    for said in engine.parts.sessions.turns(rec.user_id, rec.session_id):
         if not said or said[0].turn != turn:
             continue
         for index, message in enumerate(said):
             pieces = range(len(message.content) // 600 + 2)  # a message is kept in pieces of at most 1,200 chars
             if any(conversation_id(rec.user_id, rec.session_id, turn, index, p) == rec.id for p in pieces):
-                engine.sessions.blank_message(rec.user_id, rec.session_id, turn, index)
+                engine.parts.sessions.blank_message(rec.user_id, rec.session_id, turn, index)
                 return
 
 
-def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> None:
+def add_purge_hook(engine: ErasureStore, callback: Callable[[str], None]) -> None:
     """Run ``callback(user_id)`` at the start of every ``purge_user`` on ``engine`` (a bound method is held weakly:
     an adapter that is gone is not called)."""
     ref: Callable[[], Callable[[str], None] | None]
@@ -107,7 +115,7 @@ def add_purge_hook(engine: MemoryEngine, callback: Callable[[str], None]) -> Non
     _PURGE_HOOKS.setdefault(engine, []).append(ref)
 
 
-def _run_purge_hooks(engine: MemoryEngine, user_id: str) -> None:
+def _run_purge_hooks(engine: ErasureStore, user_id: str) -> None:
     live = []
     for ref in _PURGE_HOOKS.get(engine, []):
         callback = ref()
@@ -142,79 +150,44 @@ class ErasureReport:
                 "left": self.left, "exports_removed": list(self.exports_removed)}
 
 
-def purge_user(engine: MemoryEngine, user_id: str, drain: Callable[[], None] | None = None) -> ErasureReport:
+def purge_user(engine: ErasureStore, user_id: str, drain: Callable[[], None] | None = None) -> ErasureReport:
     """Erase every trace of one user (the caller checked permission). The intent is recorded first, so a process
     killed at any later point — while ``drain`` waits for background work, in the adapters' purge hooks, midway
     through the rows — leaves an erasure the next open finishes."""
     started = time.perf_counter()
-    erasure = Erasure("user", user_id)
-    with engine.write_lock:
-        engine.need_open()
-        engine.record_erasure(erasure)
+    erasure = Erasure(ErasureKind.USER, user_id)
+    eraser = engine.eraser
+    eraser.record(erasure)
     if drain is not None:
         drain()  # no queued promotion of this user may land after the purge
     _run_purge_hooks(engine, user_id)
-    engine.need_open()
+    engine.parts.need_open()
     _erase_owned_elsewhere(engine, user_id)  # with or without the adapter that wrote them alive
     exports = tuple(remove_partial_exports(engine))
-    for other in engine.pending_erasures():  # what killed processes left, ours last
-        if other != erasure and not _erase(engine, other)[1]:
-            _settle(engine, other)
-    removed, left = _erase(engine, erasure)
-    left = left or _settle(engine, erasure)
+    for other in eraser.pending():  # what killed processes left, ours last
+        if other != erasure:
+            eraser.complete(other)
+    removed, left = eraser.complete(erasure)
     return ErasureReport(user_id, removed, time.perf_counter() - started, left, exports)
 
 
-def erase_memory(engine: MemoryEngine, rec: MemoryRecord) -> ErasureReport:
+def erase_memory(engine: ErasureStore, rec: MemoryRecord) -> ErasureReport:
     """Erase one memory completely: its row, every version, tags, keyword entry and the words it lent its
     neighbours' context, its access-log rows, vector point and cache entry (the caller checked permission).
     One ``hard_delete`` access-log row without content records that it happened."""
     started = time.perf_counter()
-    erasure = Erasure("memory", rec.user_id, rec.id)
-    with engine.write_lock:
-        engine.need_open()
-        engine.record_erasure(erasure)
-        _forget_said(engine, rec)  # before the rewrite, so the buffer's old bytes go with the row's
-    left = _erase(engine, erasure)[1] or _settle(engine, erasure)
+    erasure = Erasure(ErasureKind.MEMORY, rec.user_id, rec.id)
+    # the buffer's words go before the rewrite, so their old bytes go with the row's
+    engine.eraser.record(erasure, also=lambda: _forget_said(engine, rec))
+    left = engine.eraser.complete(erasure)[1]
     if left:  # delete(hard=True) returns no report: say it where the caller's logs are
         log.warning("hermes_memory: memory %s is gone from every row and index, but the rewrite of the files is "
                     "not yet complete: %s", rec.id, left)
     return ErasureReport(rec.user_id, 1, time.perf_counter() - started, left)
 
 
-def finish_erasures(engine: MemoryEngine) -> int:
+def finish_erasures(engine: ErasureStore) -> int:
     """Finish every erasure a killed process (or a busy reader) left half done, and remove the partial folders of
     killed exports. Returns how many erasures it finished."""
     remove_partial_exports(engine)
-    finished = 0
-    for erasure in engine.pending_erasures():
-        _removed, left = _erase(engine, erasure)
-        finished += not (left or _settle(engine, erasure))
-    return finished
-
-
-def _erase(engine: MemoryEngine, erasure: Erasure) -> tuple[int, str]:
-    """Steps 2-3 under the write lock, step 4 without it. Returns (memories removed, what is left): when a reader
-    keeps a file from being rewritten, the erasure stays recorded (every step is idempotent) for the next try."""
-    with engine.write_lock:
-        engine.need_open()
-        removed = engine.erase(erasure)
-    try:
-        engine.rewrite_erased(erasure)  # waits a bounded time for readers, the write lock free meanwhile
-    except StoreBusyError as exc:
-        return removed, str(exc)
-    return removed, ""
-
-
-def _settle(engine: MemoryEngine, erasure: Erasure) -> str:
-    """Step 5, outside the write lock: clear the intent and make the deletes final. Returns what is left ("" for
-    nothing): when readers keep the checkpoint from finishing, the intent is recorded again for the next try."""
-    with engine.write_lock:
-        engine.clear_erasure(erasure)
-    try:
-        engine.make_deletes_final()  # waits a bounded time for readers, the write lock free meanwhile
-    except StoreBusyError as exc:
-        with engine.write_lock:
-            engine.record_erasure(erasure)
-        return str(exc)
-    return ""
+    return sum(not engine.eraser.complete(erasure)[1] for erasure in engine.eraser.pending())

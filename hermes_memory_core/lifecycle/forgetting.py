@@ -14,12 +14,17 @@ Expiring is a soft delete: the history stays, the memory leaves the indexes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithParts, WithReads, WithWrites
 from hermes_memory_core.types import MemoryType
 
 __all__ = ["ForgetReport", "forget"]
+
+
+class ForgetStore(WithParts, WithReads, WithWrites, Protocol):
+    """What forgetting uses of the engine: the clock and session rows, lifecycle rows, expiries and tier moves."""
+
 
 _DAY = 86_400
 
@@ -50,13 +55,13 @@ class ForgetReport:
 _FORGETTABLE = (MemoryType.SHORT_TERM.value, MemoryType.LONG_TERM.value)
 
 
-def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
+def forget(engine: ForgetStore, *, dry_run: bool = False, now: int | None = None) -> ForgetReport:
     """Plan (and unless ``dry_run``, do) what the module docstring describes. ``now`` defaults to the clock."""
-    cfg = engine.config
-    at = engine.now(now)
+    cfg = engine.parts.config
+    at = engine.parts.now(now)
     report = ForgetReport(dry_run)
-    closed = engine.sessions.closed_sessions(at, cfg.session_idle_seconds)
-    for row in engine.lifecycle_rows(_FORGETTABLE):
+    closed = engine.parts.sessions.closed_sessions(at, cfg.session_idle_seconds)
+    for row in engine.reads.lifecycle_rows(_FORGETTABLE):
         idle_days = (at - max(row.updated_at, row.last_accessed_at or 0)) / _DAY
         if row.memory_type == MemoryType.SHORT_TERM.value and row.expires_at is None:  # a conversation memory
             if row.importance >= cfg.forget_protect_importance:
@@ -78,11 +83,11 @@ def forget(engine: MemoryEngine, *, dry_run: bool = False, now: int | None = Non
     if dry_run:
         return report
     for mid in report.expired_short_term:
-        engine.expire(mid, "forget: session closed", at)
+        engine.writes.expire(mid, "forget: session closed", at)
     for mid in report.expired_long_term:
-        engine.expire(mid, "forget: stale and unimportant", at)
+        engine.writes.expire(mid, "forget: stale and unimportant", at)
     for mid in report.expired_conversation:
-        engine.expire(mid, "forget: conversation unused for conversation_retention_days", at)
+        engine.writes.expire(mid, "forget: conversation unused for conversation_retention_days", at)
     for mid in report.downgraded:
-        engine.downgrade(mid, at)
+        engine.writes.downgrade(mid, at)
     return report

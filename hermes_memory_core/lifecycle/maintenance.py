@@ -11,38 +11,43 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithParts, WithUpkeep
 from hermes_memory_core.types import MemoryType, ReconcileReport, StoreStats
 
 __all__ = ["disk_bytes", "optimize", "reconcile", "store_stats"]
 
 
-def reconcile(engine: MemoryEngine) -> ReconcileReport:
+class UpkeepStore(WithParts, WithUpkeep, Protocol):
+    """What maintenance uses of the engine: its state and its upkeep."""
+
+
+def reconcile(engine: UpkeepStore) -> ReconcileReport:
     """Repair both stores of ``engine`` (see :meth:`MemoryProvider.reconcile`)."""
-    engine.need_open()
-    return engine.repair_halves()
+    engine.parts.need_open()
+    return engine.upkeep.reconcile()
 
 
-def optimize(engine: MemoryEngine) -> None:
+def optimize(engine: UpkeepStore) -> None:
     """Merge the keyword index and build the vector engine's index (see :meth:`MemoryProvider.optimize`)."""
-    engine.need_open()
-    engine.optimize_indexes()
+    engine.parts.need_open()
+    engine.upkeep.optimize_indexes()
 
 
-def store_stats(engine: MemoryEngine) -> StoreStats:
+def store_stats(engine: UpkeepStore) -> StoreStats:
     """Counts per tier and user, versions, deletions, vector points and bytes on disk."""
-    engine.need_open()
-    cfg = engine.config
-    counts = engine.counts()
+    engine.parts.need_open()
+    cfg = engine.parts.config
+    counts = engine.upkeep.counts()
     return StoreStats(
         total_active=sum(counts["by_type"].values()),
         by_type={t.value: int(counts["by_type"].get(t.value, 0)) for t in MemoryType},
         by_user={str(k): int(c) for k, c in counts["by_user"].items()},
-        vector_points=engine.vector_count(),
+        vector_points=engine.upkeep.vector_count(),
         versions=counts["versions"],
         deleted=counts["deleted"],
-        disk_bytes=disk_bytes(engine.data_dir),
+        disk_bytes=disk_bytes(engine.parts.data_dir),
         warnings=[
             f"user {user!r} holds {n} active memories (warn_user_memories={cfg.warn_user_memories}); "
             "consider forget() or a server store"

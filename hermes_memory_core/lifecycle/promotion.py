@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithLookups, WithParts, WithReads, WithWrites
 from hermes_memory_core.lifecycle.classifier import (
     Classification,
     Classifier,
@@ -57,6 +58,11 @@ from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
 __all__ = ["RememberResult", "classifier_for", "compact_session", "promote_queued", "remember", "summarizer_for"]
+
+
+class PromotionStore(WithParts, WithLookups, WithReads, WithWrites, Protocol):
+    """What promotion uses of the engine: the queue, duplicate and update lookups, record reads, writes."""
+
 
 #: Finds the host model for a session's background work: ``(user_id, session_id) -> LLM | None``.
 LLMResolver = Callable[[str, str | None], LLM | None]
@@ -133,12 +139,12 @@ def _classify(classifier: Classifier, content: str, user_id: str, session_id: st
     return decision
 
 
-def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: ClassifierHealth | None = None) -> int:
+def promote_queued(engine: PromotionStore, llm_for: LLMResolver, health: ClassifierHealth | None = None) -> int:
     """Classify everything in the promotion queue and store it, embedding each batch's new memories together
     (one batch write). Returns how many entries were processed; model classifications are counted in
     ``health``."""
     done = 0
-    sessions = engine.sessions
+    sessions = engine.parts.sessions
     while True:
         batch = sessions.queued()
         if not batch:
@@ -149,8 +155,8 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
         entries: list[int] = []  # planned without an error (their plans may be empty)
         for entry in batch:
             try:
-                classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.config.llm_timeout_seconds,
-                                            engine.model_pool)
+                classifier = classifier_for(llm_for(entry.user_id, entry.session_id), engine.parts.config.llm_timeout_seconds,
+                                            engine.parts.model_pool)
                 # what the user said in their own session: their own words; what they asked is chat, never knowledge
                 stated = without_questions(entry.content)
                 parts, own = own_parts(split_facts(stated)) if stated.strip() else ([], False)
@@ -160,7 +166,7 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
                                     caller=LIFECYCLE, origin="evicted_turn", own=own, said_at=entry.said_at)
                          for part in parts]
                 # what was said is already kept as conversation memories: promotion adds only profile and facts
-                planned.extend((entry.id, p) for p in plans if not (engine.config.conversation_memories and p.item
+                planned.extend((entry.id, p) for p in plans if not (engine.parts.config.conversation_memories and p.item
                                                                     and p.item.memory_type is MemoryType.SHORT_TERM))
                 entries.append(entry.id)
             except Exception:  # noqa: BLE001 - retried up to MAX_ATTEMPTS, then dropped (it stays in the summary)
@@ -177,7 +183,7 @@ def promote_queued(engine: MemoryEngine, llm_for: LLMResolver, health: Classifie
 
 
 def remember(
-    engine: MemoryEngine,
+    engine: PromotionStore,
     content: str,
     *,
     user_id: str,
@@ -192,7 +198,7 @@ def remember(
     health: ClassifierHealth | None = None,
 ) -> RememberResult:
     """Classify ``content`` and store it in the tier it belongs to (see :meth:`MemoryProvider.remember`)."""
-    classifier = classifier_for(llm, engine.config.llm_timeout_seconds, engine.model_pool)
+    classifier = classifier_for(llm, engine.parts.config.llm_timeout_seconds, engine.parts.model_pool)
     stated = without_questions(content)
     if not stated.strip():  # a question holds no fact about the user: nothing to remember (an attack is named so)
         verdict = check_memory_write(content, source)
@@ -320,14 +326,14 @@ def own_parts(parts: list[str]) -> tuple[list[str], bool]:
 
 def _preference_plan(pref: Preference, user_id: str, session_id: str | None, origin: str, caller: Caller) -> _Plan:
     """A long-term preference memory keyed by its topic (a new reply language versions the old one)."""
-    meta: dict[str, object] = {"source": origin, "reason": PREFERENCE_REASON, "fact_key": pref.key}
+    meta: dict[str, object] = {"source": origin, "reason": PREFERENCE_REASON, "fact_key": pref.key, "standing": pref.key}
     item = MemoryItem(content=pref.statement, user_id=user_id, session_id=session_id, memory_type=MemoryType.LONG_TERM,
                       importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta)
     return _Plan(RememberResult(None, MemoryType.LONG_TERM, PREFERENCE_REASON, RememberAction.ADDED, pref.statement),
                  item, weight=authority(caller, "user"))
 
 
-def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
+def apply_plans(engine: PromotionStore, plans: list[_Plan], caller: Caller) -> list[RememberResult]:
     """Store planned writes. Each is first checked against the user's memories (a duplicate, a new version, a
     claim kept apart: :func:`_settle`); what remains to be added waits and goes in one batch write (one embedding
     batch), written earlier whenever a later statement of the batch may concern it."""
@@ -336,7 +342,7 @@ def apply_plans(engine: MemoryEngine, plans: list[_Plan], caller: Caller) -> lis
 
     def write_pending() -> None:
         if pending:
-            ids = engine.add_items([item for _i, item in pending], caller)
+            ids = engine.writes.add_items([item for _i, item in pending], caller)
             for (i, _item), mid in zip(pending, ids, strict=True):
                 results[i] = replace(results[i], id=mid)
             pending.clear()
@@ -371,15 +377,15 @@ _PROFILE_SCAN = 2000
 
 
 def same_fact_target(
-    engine: MemoryEngine, user_id: str, key: str, tiers: tuple[MemoryType, ...]
+    engine: PromotionStore, user_id: str, key: str, tiers: tuple[MemoryType, ...]
 ) -> MemoryRecord | None:
     """The user's active memory of ``tiers`` that holds the keyed fact ``key`` (by its stored ``fact_key`` or by
     what it says, see :func:`~hermes_memory_core.lifecycle.classifier.fact_key_of`), the most recently changed
     one; None when no memory holds that fact."""
-    now = engine.now()
+    now = engine.parts.now()
     flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
     # the lifecycle reads as the lifecycle: a permanent fact read here is logged as such
-    found = [rec for rec in engine.list_records(user_id, flt.for_rows(now), _PROFILE_SCAN, 0, LIFECYCLE, now)
+    found = [rec for rec in engine.reads.list_records(user_id, flt.for_rows(now), _PROFILE_SCAN, 0, LIFECYCLE, now)
              if rec.metadata.get("fact_key") == key or fact_key_of(rec.content) == key]
     return max(found, key=lambda r: (r.updated_at, r.created_at), default=None)
 
@@ -395,17 +401,17 @@ def _dedupe_tiers(tier: MemoryType, caller: Caller) -> tuple[MemoryType, ...]:
     return (MemoryType.SHORT_TERM, MemoryType.LONG_TERM, *readable)
 
 
-def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | _Plan:
+def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult | _Plan:
     """What a planned write does to the user's memories: a duplicate (counted on the memory that holds it), a
     new version of a memory on the same topic or of the one it reports a change of, or a claim kept apart; else
     the plan, to add."""
     item = p.item
     assert item is not None
     tier = MemoryType(item.memory_type)
-    duplicate = find_duplicate(engine, item.user_id, item.content, _dedupe_tiers(tier, caller), item.session_id)
+    duplicate = find_duplicate(engine.lookups, item.user_id, item.content, _dedupe_tiers(tier, caller), item.session_id)
     if duplicate is not None:
-        engine.require(duplicate, caller, write=False)
-        engine.note_repeat(duplicate.id)
+        engine.reads.require(duplicate, caller, write=False)
+        engine.writes.note_repeat(duplicate.id)
         return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action=RememberAction.DUPLICATE,
                        content=duplicate.content, reason=f"already remembered ({p.result.reason})")
     if tier is MemoryType.SHORT_TERM:
@@ -416,8 +422,8 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
         item = replace(item, metadata={**{k: v for k, v in (item.metadata or {}).items() if k != "fact_key"},
                                        "claim_about": key})
         p, key = replace(p, item=item), None
-    found = engine.find_fact(item.user_id, str(key), (tier,)) if key else None
-    target, how = (engine.record(found), "superseded") if found else (None, "")
+    found = engine.reads.find_fact(item.user_id, str(key), (tier,)) if key else None
+    target, how = (engine.reads.record(found), "superseded") if found else (None, "")
     if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
         target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
@@ -427,11 +433,12 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
         # of a keyed fact never changes a memory of another fact, however many words or places they share
         target, how = same_fact_target(engine, item.user_id, topic, (tier,)), "superseded"
     elif target is None and p.change:
-        target, how = find_change_target(engine, item.user_id, item.content, lasting), "changed"
+        target, how = find_change_target(engine.lookups, item.user_id, item.content, lasting), "changed"
     if target is None and p.weight < 2 and "disputes" not in (item.metadata or {}) \
             and (subject := fact_subject(item.content)) is not None:  # a claim on a value a tool wrote
-        found = engine.find_by_metadata(item.user_id, "subject", subject, _dedupe_tiers(MemoryType.LONG_TERM, caller))
-        fact = engine.record(found) if found else None
+        found = engine.lookups.find_by_metadata(item.user_id, "subject", subject,
+                                                _dedupe_tiers(MemoryType.LONG_TERM, caller))
+        fact = engine.reads.record(found) if found else None
         return p if fact is None else _kept_apart(engine, p, fact, caller)
     if target is None:
         return p
@@ -440,12 +447,12 @@ def _settle(engine: MemoryEngine, p: _Plan, caller: Caller) -> RememberResult | 
     if target.memory_type is MemoryType.PERMANENT:
         if not p.permanent_ok or p.weight < fact_authority(target):
             return _kept_apart(engine, p, target, caller)
-        engine.require(target, caller, write=True)
-    engine.update(target, item.content, f"{how}: {p.result.reason}")
+        engine.reads.require(target, caller, write=True)
+    engine.writes.update(target, item.content, f"{how}: {p.result.reason}")
     return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED)
 
 
-def _kept_apart(engine: MemoryEngine, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:
+def _kept_apart(engine: PromotionStore, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:
     """A claim about a fact written with more authority: a long-term "the user says" memory beside the fact."""
     assert p.item is not None
     meta = {k: v for k, v in (p.item.metadata or {}).items() if k != "fact_key"}

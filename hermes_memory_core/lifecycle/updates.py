@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.lifecycle.dedupe import language
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
@@ -101,23 +101,23 @@ def _same_subject(text: str, other: str) -> bool:
 
 
 def find_change_target(
-    engine: MemoryEngine, user_id: str, text: str, tiers: tuple[MemoryType, ...]
+    lookups: Lookups, user_id: str, text: str, tiers: tuple[MemoryType, ...]
 ) -> MemoryRecord | None:
     """The user's active memory of ``tiers`` that the change ``text`` updates: the best keyword match on its
     subject words among memories on the same subject, or None."""
     words = sorted(subject_words(text)) or tokenize_query(text)
     if not tiers or not words:
         return None
-    now = engine.now()
+    now = lookups.now()
     flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
-    found = engine.keyword_candidates(user_id, engine.codec.query_terms(words), 20, flt, context_weight=0.0)
+    found = lookups.keyword_candidates(user_id, lookups.codec.query_terms(words), 20, flt, context_weight=0.0)
     mine = topic(text)
     if mine is not None:  # memories of the same family that share no word ("戒了咖啡" / "每天一杯美式")
-        extra = [m for m, _ in engine.keyword_candidates(
-            user_id, engine.codec.query_terms(tokenize_query(" ".join(_topic_words(mine)))), 20, flt, context_weight=0.0
+        extra = [m for m, _ in lookups.keyword_candidates(
+            user_id, lookups.codec.query_terms(tokenize_query(" ".join(_topic_words(mine)))), 20, flt, context_weight=0.0
         ) if m not in dict(found)]
         found = found + [(m, 0.0) for m in extra]
-    records = engine.active_records([m for m, _ in found], user_id, now=now)
+    records = lookups.active_records([m for m, _ in found], user_id, now=now)
     for mid, _score in found:
         rec = records.get(mid)
         if rec is not None and _same_subject(text, rec.content):

@@ -8,31 +8,36 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
 
 __all__ = ["BackgroundWorker"]
 
 logger = logging.getLogger("hermes_memory")
 
+#: A job: any hashable value (equal pending jobs coalesce); the lifecycle's are typed values.
+J = TypeVar("J", bound=Hashable)
 
-class BackgroundWorker:
+
+class BackgroundWorker(Generic[J]):
     """A single daemon thread running submitted jobs in order; duplicate pending jobs are coalesced.
 
     Args:
-        run: Called with each job key.
+        run: Called with each job.
     """
 
-    def __init__(self, run: Callable[[Hashable], None]) -> None:
+    def __init__(self, run: Callable[[J], None]) -> None:
         self._run = run
-        self._queue: queue.Queue[Hashable | None] = queue.Queue()
-        self._pending: set[Hashable] = set()
-        self._running: Hashable | None = None
+        self._queue: queue.Queue[J | None] = queue.Queue()
+        self._pending: set[J] = set()
+        self._running: J | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)  # notified whenever a job finishes
         self._thread: threading.Thread | None = None
         self._closed = False
         self.errors = 0
 
-    def submit(self, job: Hashable) -> None:
+    def submit(self, job: J) -> None:
+        """Run ``job`` soon, after those submitted before it (nothing when an equal job is pending, or once closed)."""
         with self._lock:
             if self._closed or job in self._pending:
                 return
@@ -61,7 +66,7 @@ class BackgroundWorker:
                     self._idle.notify_all()
                 self._queue.task_done()
 
-    def settle(self, matches: Callable[[Hashable], bool], timeout: float) -> bool:
+    def settle(self, matches: Callable[[J], bool], timeout: float) -> bool:
         """Wait until no pending or running job ``matches``, at most ``timeout`` seconds; True when none is left.
 
         Called from the worker thread itself it returns at once (a job never waits for itself)."""
@@ -76,7 +81,7 @@ class BackgroundWorker:
                 self._idle.wait(left)
             return True
 
-    def _busy(self) -> list[Hashable]:
+    def _busy(self) -> list[J]:
         return [*self._pending, *([] if self._running is None else [self._running])]
 
     def drain(self) -> None:

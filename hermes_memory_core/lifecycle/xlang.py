@@ -21,14 +21,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithParts, WithReads, WithWrites
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.retrieval.translation import BATCH_CHARS, BATCH_NOTES, Translator, other_language
 from hermes_memory_core.text.language import Language, language_of
 from hermes_memory_core.types import MemoryRecord, MemoryType
 
 __all__ = ["XLANG_TIERS", "TermWriter"]
+
+
+class TermStore(WithParts, WithReads, WithWrites, Protocol):
+    """What the key-term sweep uses of the engine: state and model pool, memories lacking terms, the terms' write."""
+
 
 #: Tiers whose memories get other-language key terms (and conversation memories, in the short-term tier).
 XLANG_TIERS = (MemoryType.LONG_TERM.value, MemoryType.PERMANENT.value)
@@ -45,7 +51,7 @@ class TermWriter:
         llm_for: The host model for a user's session (None: no model, nothing is done).
     """
 
-    def __init__(self, engine: MemoryEngine, llm_for: Callable[[str, str | None], LLM | None]) -> None:
+    def __init__(self, engine: TermStore, llm_for: Callable[[str, str | None], LLM | None]) -> None:
         self.engine = engine
         self.llm_for = llm_for
         self._tried: set[tuple[str, int]] = set()
@@ -56,7 +62,7 @@ class TermWriter:
         with self._lock:
             found = self._translators.get(id(llm))
             if found is None or found.llm is not llm:
-                found = Translator(llm, self.engine.config.llm_timeout_seconds, pool=self.engine.model_pool)
+                found = Translator(llm, self.engine.parts.config.llm_timeout_seconds, pool=self.engine.parts.model_pool)
                 self._translators = {id(llm): found}  # one host model at a time in practice
             return found
 
@@ -64,11 +70,11 @@ class TermWriter:
         """Ask the model for the key terms of memories without them (see the module docstring). Returns how many
         memories got terms."""
         engine = self.engine
-        if engine.closed or not engine.config.llm_translation:
+        if engine.parts.closed or not engine.parts.config.llm_translation:
             return 0
         done = 0
-        lacking = engine.lacking_xlang_terms(XLANG_TIERS, limit=_SWEEP)
-        said = [(rec, lang) for rec, lang in engine.lacking_xlang_terms(_SHORT, limit=_SWEEP)
+        lacking = engine.reads.lacking_xlang_terms(XLANG_TIERS, limit=_SWEEP)
+        said = [(rec, lang) for rec, lang in engine.reads.lacking_xlang_terms(_SHORT, limit=_SWEEP)
                 if rec.is_conversation]
         groups: dict[tuple[str, str | None, Language], list[tuple[MemoryRecord, Language]]] = {}  # open batches
         asks: list[list[tuple[MemoryRecord, Language]]] = []
@@ -88,7 +94,7 @@ class TermWriter:
                 asks.append(group)
             group.append((rec, target))
         for batch in asks:
-            if engine.closed:
+            if engine.parts.closed:
                 break
             first = batch[0][0]
             llm = self.llm_for(first.user_id, first.session_id)
@@ -101,9 +107,9 @@ class TermWriter:
             for (rec, _), terms in zip(batch, found, strict=True):
                 if not terms:
                     continue  # junk: this memory is not asked again in this process
-                with engine.write_lock:
-                    if engine.closed:
+                with engine.parts.write_lock:
+                    if engine.parts.closed:
                         return done
-                    if engine.set_xlang_terms(rec.id, rec.version, "\n".join(terms)):
+                    if engine.writes.set_xlang_terms(rec.id, rec.version, "\n".join(terms)):
                         done += 1
         return done

@@ -16,11 +16,11 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithParts, WithUpkeep
 from hermes_memory_core.errors import BundleError, StorageFullError
 from hermes_memory_core.portability.bundle import (
     BUNDLE_FILES,
@@ -40,6 +40,10 @@ from hermes_memory_core.version import __version__
 __all__ = ["export_bundle"]
 
 
+class ExportStore(WithParts, WithUpkeep, Protocol):
+    """What an export uses of the engine: its state, the metadata backup and the vector points."""
+
+
 def _check_target(target: Path) -> None:
     if target.is_symlink():
         raise BundleError(f"export target {target} is a symbolic link; name a new folder")
@@ -52,7 +56,7 @@ def _check_target(target: Path) -> None:
             break
 
 
-def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None) -> dict[str, Any]:
+def export_bundle(engine: ExportStore, target: Path, user_id: str | None = None) -> dict[str, Any]:
     """Write the bundle of ``engine``'s store to ``target`` (which must not exist or be an empty folder).
 
     With ``user_id`` the bundle holds that user's rows only (a per-user data export: no byte of anyone else's).
@@ -76,8 +80,8 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
         staging.rmdir()
         raise
     # the whole store's copy stays beside the store (removed at the next open should this process die)
-    local = engine.config.metadata_url is None and engine.data_dir.is_dir() and not engine.read_only
-    scratch = new_scratch(engine.data_dir, "export") if local else Path(tempfile.mkdtemp(prefix=".hermes-export-"))
+    local = engine.parts.config.metadata_url is None and engine.parts.data_dir.is_dir() and not engine.parts.read_only
+    scratch = new_scratch(engine.parts.data_dir, "export") if local else Path(tempfile.mkdtemp(prefix=".hermes-export-"))
     try:
         manifest = _write(engine, staging, scratch, user_id)
         for name in (*BUNDLE_FILES, MANIFEST):
@@ -89,7 +93,7 @@ def export_bundle(engine: MemoryEngine, target: Path, user_id: str | None = None
         return manifest
     except (OSError, sqlite3.OperationalError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        full = _disk_full(exc, target.parent if isinstance(exc, OSError) else f"{target.parent} or {engine.data_dir}")
+        full = _disk_full(exc, target.parent if isinstance(exc, OSError) else f"{target.parent} or {engine.parts.data_dir}")
         if full is not None:
             raise full from exc
         if not isinstance(exc, OSError):
@@ -120,9 +124,9 @@ def _disk_full(exc: BaseException, folder: object) -> StorageFullError | None:
     return None
 
 
-def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:
+def _write(engine: ExportStore, staging: Path, scratch: Path, user_id: str | None) -> dict[str, Any]:
     copy = scratch / "store.sqlite"
-    engine.backup_metadata_to(copy)
+    engine.upkeep.backup_metadata_to(copy)
     with contextlib.closing(sqlite3.connect(f"file:{copy}?mode=ro", uri=True)) as src:
         names = migrations.applied(src)
         deleted = src.execute(
@@ -143,9 +147,9 @@ def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | No
         "format_version": FORMAT_VERSION,
         "hermes_memory_version": __version__,
         "exported_at": int(time.time()),
-        "vector_dim": engine.config.vector_dim,
-        "collection": engine.config.collection,
-        "embedding_model": engine.embedder.model_id,
+        "vector_dim": engine.parts.config.vector_dim,
+        "collection": engine.parts.config.collection,
+        "embedding_model": engine.parts.embedder.model_id,
         "user_id": user_id,
         "counts": {**stats, "points": count, "deleted_left_out": int(deleted)},
         "files": {
@@ -153,7 +157,7 @@ def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | No
             for name in BUNDLE_FILES
         },
     }
-    secret = engine.config.bundle_signing_key
+    secret = engine.parts.config.bundle_signing_key
     if secret is not None:
         manifest["signature"] = sign_manifest(manifest, secret.get_secret_value())
     manifest["manifest_sha256"] = manifest_digest(manifest)
@@ -161,14 +165,14 @@ def _write(engine: MemoryEngine, staging: Path, scratch: Path, user_id: str | No
     return manifest
 
 
-def _write_vectors(engine: MemoryEngine, staging: Path, carried: set[str]) -> int:
+def _write_vectors(engine: ExportStore, staging: Path, carried: set[str]) -> int:
     """The vectors of the memories the bundle carries (and no other point), in one matrix."""
     count = 0
-    dim = engine.config.vector_dim
+    dim = engine.parts.config.vector_dim
     with (staging / "points.jsonl").open("w", encoding="utf-8") as points_fh, (staging / "vectors.raw").open(
         "wb"
     ) as raw_fh:
-        for batch in engine.iter_vector_points(batch_size=2000, with_vectors=True):
+        for batch in engine.upkeep.iter_vector_points(batch_size=2000, with_vectors=True):
             for p in batch:
                 if p.id not in carried:
                     continue

@@ -14,10 +14,16 @@ import os
 import shutil
 import socket
 from pathlib import Path
+from typing import Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.faces import WithParts, WithUpkeep
 
 __all__ = ["PARTIALS_META", "PARTIAL_MARK", "forget_partial", "note_partial", "remove_partial_exports"]
+
+
+class LeftoverStore(WithParts, WithUpkeep, Protocol):
+    """What the record of partial exports uses of the engine: its state and key/value meta."""
+
 
 #: Meta key of the partial export folders in progress (a JSON list of ``{"path", "pid", "host"}``).
 PARTIALS_META = "export_partials"
@@ -25,9 +31,9 @@ PARTIALS_META = "export_partials"
 PARTIAL_MARK = ".partial-"
 
 
-def _recorded(engine: MemoryEngine) -> list[dict[str, object]]:
+def _recorded(engine: LeftoverStore) -> list[dict[str, object]]:
     try:
-        found = json.loads(engine.get_meta(PARTIALS_META) or "[]")
+        found = json.loads(engine.upkeep.get_meta(PARTIALS_META) or "[]")
     except ValueError:
         return []
     if not isinstance(found, list):
@@ -35,24 +41,24 @@ def _recorded(engine: MemoryEngine) -> list[dict[str, object]]:
     return [e for e in found if isinstance(e, dict) and isinstance(e.get("path"), str)]
 
 
-def _save(engine: MemoryEngine, entries: list[dict[str, object]]) -> None:
-    if engine.read_only:  # nothing can be recorded in a read-only store
+def _save(engine: LeftoverStore, entries: list[dict[str, object]]) -> None:
+    if engine.parts.read_only:  # nothing can be recorded in a read-only store
         return
-    engine.set_meta(PARTIALS_META, json.dumps(entries, ensure_ascii=False))
+    engine.upkeep.set_meta(PARTIALS_META, json.dumps(entries, ensure_ascii=False))
 
 
-def note_partial(engine: MemoryEngine, folder: Path) -> None:
+def note_partial(engine: LeftoverStore, folder: Path) -> None:
     """Record a partial export folder (this process writes it) before anything is written into it."""
     _LIVE.add(str(folder))
-    with engine.write_lock:
+    with engine.parts.write_lock:
         entry: dict[str, object] = {"path": str(folder), "pid": os.getpid(), "host": socket.gethostname()}
         _save(engine, [*_recorded(engine), entry])
 
 
-def forget_partial(engine: MemoryEngine, folder: Path) -> None:
+def forget_partial(engine: LeftoverStore, folder: Path) -> None:
     """Drop the record of a partial export folder that was renamed into place or removed."""
     _LIVE.discard(str(folder))
-    with engine.write_lock:
+    with engine.parts.write_lock:
         entries = _recorded(engine)
         kept = [e for e in entries if e["path"] != str(folder)]
         if kept != entries:
@@ -81,15 +87,15 @@ def _alive(entry: dict[str, object]) -> bool:
     return True
 
 
-def remove_partial_exports(engine: MemoryEngine) -> list[str]:
+def remove_partial_exports(engine: LeftoverStore) -> list[str]:
     """Remove every recorded partial export folder whose export is gone (killed); returns the folders removed.
 
     Only folders whose name carries :data:`PARTIAL_MARK` are removed, never a symbolic link; a record whose folder
     is already gone is dropped."""
     removed: list[str] = []
-    if engine.read_only:
+    if engine.parts.read_only:
         return removed
-    with engine.write_lock:
+    with engine.parts.write_lock:
         entries = _recorded(engine)
         kept: list[dict[str, object]] = []
         for entry in entries:

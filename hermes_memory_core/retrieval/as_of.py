@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.storage.metadata import KeywordFilter, KeywordStats, RankRow
 from hermes_memory_core.storage.vectors import VectorFilter
@@ -62,11 +62,11 @@ def bm25(tokens: Sequence[str], terms: Sequence[str], stats: KeywordStats, conte
 
 def _rank_row(rec: MemoryRecord) -> RankRow:
     return RankRow(rec.session_id, rec.created_at, rec.updated_at, rec.importance, rec.version,
-                   rec.memory_type.value, rec.access_count)
+                   rec.memory_type, rec.access_count)
 
 
 def search_as_of(
-    engine: MemoryEngine,
+    engine: Lookups,
     text: str,
     terms: Sequence[str],
     vflt: VectorFilter,

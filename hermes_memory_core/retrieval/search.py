@@ -36,7 +36,7 @@ import numpy as np
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
@@ -79,7 +79,7 @@ from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.authority import fact_subject, outranked_claims_below
 from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS, current_preferences
-from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
+from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["SearchFilter", "Searcher", "about_user_alone", "build_filter", "close_to_best", "on_topic_first", "readable_types",
@@ -157,7 +157,7 @@ class Searcher:
         engine: The open store.
     """
 
-    def __init__(self, engine: MemoryEngine) -> None:
+    def __init__(self, engine: Lookups) -> None:
         self.engine = engine
         self._keywords: KeywordExtractor | None = None
         self._translators: dict[int, Translator] = {}  # one per host model object (each has its own cache)
@@ -591,9 +591,7 @@ class Searcher:
         hits scored 1.0: only what the user's own words set (``standing_preference``), never a keyed memory another
         writer gave such a key."""
         engine, at = self.engine, self.engine.now(v.check_timestamp(now, "now"))
-        found = engine.find_by_metadata_values(user_id, "fact_key", PREFERENCE_KEYS, MemoryType.LONG_TERM)
-        records = list(engine.active_records(list(found.values()), user_id, now=at).values()) if found else []
-        if len(current := current_preferences(records)) < len(records):  # another writer's keyed memory is newer
-            current = current_preferences(engine.list_records(user_id, MemoryFilter(user_id, ("long_term",), now=at),
-                                                              2000, 0, LIFECYCLE, at))
-        return [MemoryHit(rec, 1.0, 1.0, None, None, None, False) for rec in current]
+        ids = {mid for key in ("standing", "fact_key")  # the preference path's own key, then any writer's topic key
+               for mid in engine.find_by_metadata_values(user_id, key, PREFERENCE_KEYS, MemoryType.LONG_TERM).values()}
+        records = engine.active_records(sorted(ids), user_id, now=at) if ids else {}
+        return [MemoryHit(rec, 1.0, 1.0, None, None, None, False) for rec in current_preferences(records.values())]

@@ -2,6 +2,6 @@
 
 from hermes_memory_core.short_term.session import SessionMemory, Sessions, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer
-from hermes_memory_core.storage.sessions import Message
+from hermes_memory_core.types import Message
 
 __all__ = ["ExtractiveSummarizer", "LLMSummarizer", "Message", "SessionMemory", "SessionView", "Sessions"]

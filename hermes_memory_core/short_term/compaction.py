@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.parts import StoreParts
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.session import USER_ROLES
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.text.questions import without_questions
 from hermes_memory_core.trust.injection import sanitize_summary
+from hermes_memory_core.types import Message
 
 __all__ = ["TurnArchiver", "compact_session", "summarizer_for", "user_words"]
 
-#: Keeps turns that leave the ring: ``(engine, user_id, session_id, turns) -> memories written``.
-TurnArchiver = Callable[[MemoryEngine, str, str, Sequence[Sequence[Message]]], int]
+#: Keeps turns that leave the ring: ``(user_id, session_id, turns) -> memories written``.
+TurnArchiver = Callable[[str, str, Sequence[Sequence[Message]]], int]
 
 
 def summarizer_for(llm: LLM | None, timeout: float, pool: ModelPool | None = None) -> Summarizer:
@@ -36,12 +36,12 @@ def user_words(turn: Sequence[Message]) -> str:
     return " ".join(said for m in turn if m.role in USER_ROLES and (said := without_questions(m.content).strip()))
 
 
-def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LLM | None, archive: TurnArchiver) -> int:
+def compact_session(parts: StoreParts, user_id: str, session_id: str, llm: LLM | None, archive: TurnArchiver) -> int:
     """Summarise overflowing turns of one session (see the module docstring), handing the turns that leave the ring
     unarchived to ``archive``. Returns how many chunks were appended."""
-    cfg = engine.config
-    sessions = engine.sessions
-    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds, engine.model_pool)
+    cfg = parts.config
+    sessions = parts.sessions
+    summarizer = summarizer_for(llm, cfg.llm_timeout_seconds, parts.model_pool)
     appended = 0
     while True:
         turns = sessions.turns(user_id, session_id)
@@ -51,13 +51,13 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
         pairs = [(m.role, m.content) for turn in oldest for m in turn]
         summary = sanitize_summary(summarizer.summarize(pairs, cfg.summary_chunk_chars))  # attacks split by turns
         if cfg.redact_summaries:
-            summary = engine.redact_text(summary)
+            summary = parts.redact_text(summary)
         mark = sessions.archived_turn(user_id, session_id)
         fresh = [turn for turn in oldest if turn[0].turn > mark]  # turns a session end has not archived yet
-        archive(engine, user_id, session_id, fresh)
+        archive(user_id, session_id, fresh)
         numbers = [turn[0].turn for turn in oldest]
         if not sessions.commit_compaction(user_id, session_id, numbers, summary, [user_words(t) for t in fresh],
-                                          engine.now(), archived_through=max(numbers) if fresh else None,
+                                          parts.now(), archived_through=max(numbers) if fresh else None,
                                           said_at=[t[0].created_at for t in fresh]):
             break
         appended += 1
@@ -66,6 +66,6 @@ def compact_session(engine: MemoryEngine, user_id: str, session_id: str, llm: LL
             older = chunks[:-1]
             tight = sanitize_summary(summarizer.compress([c.text for c in older], cfg.summary_max_chars // 2))
             if cfg.redact_summaries:
-                tight = engine.redact_text(tight)
-            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, engine.now())
+                tight = parts.redact_text(tight)
+            sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, parts.now())
     return appended

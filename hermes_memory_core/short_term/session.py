@@ -1,10 +1,10 @@
 """Short-term memory as the adapters see it: a session's running summary plus its last turns.
 
-Writes are durable when ``add_messages`` returns (one transaction). When a session holds more than ``ring_size``
-turns, :class:`Sessions` tells its owner (``on_overflow``), which summarises the oldest turns, keeps them as
-conversation memories and promotes what the user said in them, in the background, on the host's model when one was
-given; ``close()`` (``on_end``) and a new session of the same user (``on_new``) do the same for the turns still
-buffered. ``flush()`` waits for that work.
+Writes are durable when ``add_messages`` returns (one transaction). Every write is told to the store's
+:class:`SessionEvents` (``written``: the session's first turn, and whether it holds more than ``ring_size`` turns),
+which keeps the completed turns as conversation memories, summarises the oldest ones and promotes what the user
+said in them, in the background, on the host's model when one was given; ``close()`` (``ended``) and a new session
+of the same user (``began``) do the same for the turns still buffered. ``flush()`` waits for that work.
 """
 
 from __future__ import annotations
@@ -14,23 +14,22 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from hermes_memory_core.engine import MemoryEngine
+from hermes_memory_core.engine.parts import StoreParts
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.storage.sessions import Message
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.injection import sanitize_summary
 from hermes_memory_core.trust.redaction import Redactor
-from hermes_memory_core.types import MemoryHit
+from hermes_memory_core.types import MemoryHit, Message
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
 log = logging.getLogger("hermes_memory.session")
 
-__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionMemory", "SessionView", "Sessions"]
+__all__ = ["CUT_NOTE", "USER_ROLES", "MessageLike", "SessionEvents", "SessionMemory", "SessionView", "Sessions"]
 
 #: Roles whose message opens a new turn; ``assistant``, ``tool``, ``system`` ... join the current one.
 USER_ROLES = frozenset({"user", "human"})
@@ -128,45 +127,47 @@ _INVISIBLE_RUN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060
 CUT_NOTE = " … [cut: the message had {n} characters]"
 
 
+class SessionEvents(Protocol):
+    """What the short-term room tells the background lifecycle about its sessions (implemented by
+    :class:`~hermes_memory_core.lifecycle.background.BackgroundLifecycle`)."""
+
+    def written(self, user_id: str, session_id: str, *, opened: bool, overflowing: bool) -> None:
+        """Messages were written to the session; ``opened``: they hold its first turn (its user left the others);
+        ``overflowing``: it holds more than ``ring_size`` turns now."""
+
+    def began(self, user_id: str, session_id: str) -> None:
+        """The user is in this session (which holds no turn yet): their other sessions end."""
+
+    def ended(self, user_id: str, session_id: str) -> None:
+        """The session was closed."""
+
+    def undo(self, user_id: str, session_id: str, turns: list[list[Message]]) -> None:
+        """The user takes these buffered turns back (before they are dropped): what was kept of them is erased."""
+
+    def wait(self) -> None:
+        """Block until the background work told so far is done."""
+
+
 class Sessions:
-    """The short-term room: session handles, the model each session brought, and overflow notices.
+    """The short-term room: session handles, the model each session brought, and what it tells of its sessions.
 
     Args:
-        engine: The open store.
-        on_overflow: Called with ``(user_id, session_id)`` when a session holds more than ``ring_size`` turns.
-        wait: Blocks until the background work ``on_overflow`` started is done.
-        on_end: Called with ``(user_id, session_id)`` when a session is closed.
-        on_new: Called with ``(user_id, session_id)`` when a session gets its first turn (its user left the others).
-        on_append: Called with ``(user_id, session_id)`` after every write (its completed turns can be kept).
-        on_undo: Called with ``(user_id, session_id, turns)`` before ``clear(undo=True)`` drops those turns.
+        parts: The open store's shared parts.
+        events: Told of every write, first turn, close and undo (:class:`SessionEvents`).
     """
 
-    def __init__(
-        self,
-        engine: MemoryEngine,
-        on_overflow: Callable[[str, str], None],
-        wait: Callable[[], None],
-        on_end: Callable[[str, str], None] | None = None,
-        on_new: Callable[[str, str], None] | None = None,
-        on_append: Callable[[str, str], None] | None = None,
-        on_undo: Callable[[str, str, list[list[Message]]], None] | None = None,
-    ) -> None:
-        self.engine = engine
-        self.store = engine.sessions
+    def __init__(self, parts: StoreParts, events: SessionEvents) -> None:
+        self.parts = parts
+        self.store = parts.sessions
         #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
-        self.redactor = Redactor(engine.config.redact_kinds) if engine.config.redact_pii else None
-        self.on_overflow = on_overflow
-        self.wait = wait
-        self.on_end = on_end
-        self.on_new = on_new
-        self.on_append = on_append
-        self.on_undo = on_undo
+        self.redactor = Redactor(parts.config.redact_kinds) if parts.config.redact_pii else None
+        self.events = events
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
 
     def open(self, user_id: str, session_id: str, llm: LLM | None = None) -> SessionMemory:
         """A handle on one session (validated ids); ``llm`` serves its background work from now on."""
-        self.engine.need_open()
+        self.parts.need_open()
         uid = check_user_id(user_id)
         sid = check_session_id(session_id)
         if sid is None:
@@ -188,7 +189,7 @@ class Sessions:
 
     def overflowing(self) -> list[tuple[str, str]]:
         """Sessions holding more than ``ring_size`` turns (work a previous process left undone)."""
-        return self.store.overflowing(self.engine.config.ring_size)
+        return self.store.overflowing(self.parts.config.ring_size)
 
 
 @typed_arguments
@@ -203,7 +204,7 @@ class SessionMemory:
 
     def __init__(self, sessions: Sessions, user_id: str, session_id: str, llm: LLM | None = None) -> None:
         self._sessions = sessions
-        self._engine = sessions.engine
+        self._parts = sessions.parts
         self.user_id = user_id
         self.session_id = session_id
         self.llm = llm
@@ -212,21 +213,17 @@ class SessionMemory:
         """Append messages (a ``user`` message opens a turn). Durable on return; never waits for an LLM."""
         if not isinstance(messages, Iterable) or isinstance(messages, str | bytes | Mapping | Message):
             raise InvalidInputError(f"add_messages takes an iterable of messages, got {type(messages).__name__}")
-        msgs = [_as_message(m, self._engine.config.max_message_chars) for m in messages]
+        msgs = [_as_message(m, self._parts.config.max_message_chars) for m in messages]
         if not msgs:
             return
-        self._engine.need_open()
+        self._parts.need_open()
         store = self._sessions.store
-        if self._engine.config.redact_session_messages:
+        if self._parts.config.redact_session_messages:
             msgs = self._redacted_together(msgs)
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
-                             self._engine.now())
-        if turns[0] == 0 and self._sessions.on_new is not None:
-            self._sessions.on_new(self.user_id, self.session_id)
-        if self._sessions.on_append is not None:
-            self._sessions.on_append(self.user_id, self.session_id)
-        if store.turn_count(self.user_id, self.session_id) > self._engine.config.ring_size:
-            self._sessions.on_overflow(self.user_id, self.session_id)
+                             self._parts.now())
+        overflowing = store.turn_count(self.user_id, self.session_id) > self._parts.config.ring_size
+        self._sessions.events.written(self.user_id, self.session_id, opened=turns[0] == 0, overflowing=overflowing)
 
     def _redacted_together(self, msgs: list[Message]) -> list[Message]:
         """The messages redacted (:meth:`_redacted`), and read together with their neighbours — the session's last
@@ -246,7 +243,7 @@ class SessionMemory:
 
     def _redacted(self, message: Message, content: str | None = None) -> Message:
         """The message with PII redacted in its content and in every string of its adapter payload."""
-        redact = self._engine.redact_text
+        redact = self._parts.redact_text
 
         def walk(value: Any) -> Any:
             if isinstance(value, str):
@@ -266,15 +263,15 @@ class SessionMemory:
         waiting for its summary included). The summary is checked whole as it goes into a prompt: sentences the
         injection guard flags (alone, or with a neighbour: an attack split across turns or chunks) are left out, and
         PII joined across chunks is redacted (with ``redact_summaries``)."""
-        self._engine.need_open()
+        self._parts.need_open()
         store = self._sessions.store
         chunks = store.chunks(self.user_id, self.session_id)
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
-            turns = turns[-self._engine.config.ring_size :]
+            turns = turns[-self._parts.config.ring_size :]
         summary = sanitize_summary(" ".join(c.text for c in chunks)) if chunks else ""
-        if summary and self._engine.config.redact_summaries:
-            summary = self._engine.redact_text(summary)
+        if summary and self._parts.config.redact_summaries:
+            summary = self._parts.redact_text(summary)
         return SessionView(summary, turns, self.session_id)
 
     def begin(self) -> None:
@@ -282,29 +279,28 @@ class SessionMemory:
         background as its first turn would end them (each once), so a question read before the first message is
         written — LlamaIndex's context chat engines call ``get`` before ``put`` — finds their facts already
         (``recall`` waits a bounded time for that work). Nothing happens once the session has a turn."""
-        self._engine.need_open()
-        if self._sessions.on_new is not None and not self._sessions.store.turn_count(self.user_id, self.session_id):
-            self._sessions.on_new(self.user_id, self.session_id)
+        self._parts.need_open()
+        if not self._sessions.store.turn_count(self.user_id, self.session_id):
+            self._sessions.events.began(self.user_id, self.session_id)
 
     def clear(self, undo: bool = False) -> None:
         """Drop the buffer, the summary and pending promotions of this session (stored memories stay). With
         ``undo`` the user takes the buffered turns back: the conversation memories already kept from them are
         erased too, completely."""
-        self._engine.need_open()
-        if undo and self._sessions.on_undo is not None:
-            self._sessions.wait()  # an archive of these turns in flight lands first, then goes with them
-            self._sessions.on_undo(self.user_id, self.session_id, self._sessions.store.turns(self.user_id,
-                                                                                              self.session_id))
+        self._parts.need_open()
+        if undo:  # an archive of these turns in flight lands first, then goes with them
+            self._sessions.events.wait()
+            self._sessions.events.undo(self.user_id, self.session_id,
+                                       self._sessions.store.turns(self.user_id, self.session_id))
         self._sessions.store.clear(self.user_id, self.session_id)
 
     def close(self) -> None:
         """End the session: in the background its buffered turns are kept as conversation memories and what the
         user said in them is promoted (profile, facts); ``forget()`` will expire its other short-term memories. The
         buffer stays, so a session that goes on keeps its context (its turns are not archived twice)."""
-        self._engine.need_open()
-        self._sessions.store.close_session(self.user_id, self.session_id, self._engine.now())
-        if self._sessions.on_end is not None:
-            self._sessions.on_end(self.user_id, self.session_id)
+        self._parts.need_open()
+        self._sessions.store.close_session(self.user_id, self.session_id, self._parts.now())
+        self._sessions.events.ended(self.user_id, self.session_id)
 
     def context_tokens(self) -> int:
         """cl100k_base tokens the summary and the buffered turns put into a prompt."""
@@ -314,7 +310,7 @@ class SessionMemory:
 
     def flush(self) -> None:
         """Wait until the store's background summaries and promotions are done."""
-        self._sessions.wait()
+        self._sessions.events.wait()
 
     async def aadd_messages(self, messages: Iterable[MessageLike]) -> None:
         """Async twin of :meth:`add_messages`."""

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from hermes_memory_core.storage.filters import MemoryFilter
-from hermes_memory_core.types import MemoryRecord, MemoryVersion
+from hermes_memory_core.types import AccessAction, ErasureKind, MemoryRecord, MemoryType, MemoryVersion
 
 __all__ = [
     "DEFAULT_CONTEXT_WEIGHT",
@@ -142,7 +142,7 @@ class RankRow(NamedTuple):
     updated_at: int
     importance: float
     version: int
-    memory_type: str
+    memory_type: MemoryType
     access_count: int
     dialogue: bool = False
     lang: str | None = None
@@ -155,11 +155,14 @@ class LifecycleRow:
     id: str
     user_id: str
     session_id: str | None
-    memory_type: str
+    memory_type: MemoryType
     importance: float
     updated_at: int
     last_accessed_at: int | None
     expires_at: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memory_type", MemoryType(self.memory_type))  # a tier as read from a row
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +172,11 @@ class AccessRecord:
     memory_id: str
     user_id: str
     at: int
-    action: str
+    action: AccessAction
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "action", AccessAction(self.action))
 
 
 #: The filter of a read of rows, applied in SQL: the one filter type of every read (its ``user_id`` is the user
@@ -190,15 +196,19 @@ class KeywordStats:
 
 @dataclass(frozen=True, slots=True)
 class Erasure:
-    """A durable intent to erase: ``kind`` ``"user"`` (every row of ``user_id``) or ``"memory"`` (one memory).
+    """A durable intent to erase: ``kind`` :attr:`ErasureKind.USER` (every row of ``user_id``) or
+    :attr:`ErasureKind.MEMORY` (one memory); a kind given as its string value is read as the enum.
 
     Recorded before anything is erased and cleared only when nothing of the target is left, so an erasure a killed
     process left half done is found and finished.
     """
 
-    kind: str
+    kind: ErasureKind
     user_id: str
     memory_id: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ErasureKind(self.kind))
 
 
 class Connection(Protocol):

@@ -13,31 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory_core.storage.metadata import MetadataStore, RowCodec
+from hermes_memory_core.types import Message  # re-exported: the store's rows are messages
 
 __all__ = ["Message", "QueuedContent", "SessionStore", "SummaryChunk"]
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One chat message in a session buffer.
-
-    Attributes:
-        role: Who spoke (``user``, ``assistant``, ``tool``, ``system``, ...).
-        content: Its text.
-        data: Adapter payload (e.g. a serialised LangChain message) returned as stored.
-        created_at: Unix seconds.
-        turn: Turn number within the session (set by the store).
-    """
-
-    role: str
-    content: str
-    data: dict[str, Any] = field(default_factory=dict)
-    created_at: int = 0
-    turn: int = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ AT_REST_MODES = ("permanent", "all")
 #: Key of the sealed part of a sealed memory's metadata column (reserved: applications cannot set it).
 ENVELOPE = RESERVED_METADATA_KEY
 #: Metadata keys whose value the store must still find by equality: kept beside the envelope as keyed hashes.
-LOOKUP_KEYS = ("fact_key", "remark", "subject")
+LOOKUP_KEYS = ("fact_key", "remark", "subject", "standing")
 _ALL_TIERS = ("short_term", "long_term", "permanent")
 #: Meta key recording the policy a store's rows were sealed under (``<mode>/<fields version>``).
 POLICY_META = "at_rest"

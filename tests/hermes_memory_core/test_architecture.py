@@ -5,15 +5,16 @@ Layers, top to bottom (a module imports its own layer or lower ones, never a hig
 
     facade       provider (with administration), cli, the package's __init__
     rooms        short_term, lifecycle, retrieval, portability, rendering, context
-    engine       engine, engine_ops
+    engine       engine (a package: the components and the MemoryEngine that wires them)
     services     storage, embedding, trust
     base         text, types, errors, config, validation, llm, tokens, version, async_twins, _startup,
                  busy, open_providers
 
 Every import counts: module level, inside functions, and under ``TYPE_CHECKING``.
 
-Above the engine, rooms and facade ask it (intent-level operations of ``engine_ops``) instead of reaching into its
-parts; the few reach-ins left say why in a ``# reach-in:`` comment.
+Above the engine, rooms are handed the engine's components they need (``engine/faces.py``), never
+``MemoryEngine`` itself, and ask them instead of reaching into the shared parts; the few reach-ins left say why in a
+``# reach-in:`` comment. No class but the facade has more than 25 public methods.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ PACKAGE = "hermes_memory_core"
 LAYERS = {
     "facade": 5, "provider": 5, "administration": 5, "cli": 5,
     "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4, "context": 4,
-    "engine": 3, "engine_ops": 3,
+    "engine": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
     "async_twins": 1, "_startup": 1, "busy": 1, "open_providers": 1,
@@ -156,10 +157,11 @@ MAX_REACH_INS = 15
 
 
 def _is_engine(node: ast.expr) -> bool:
-    """``engine``, ``eng``, ``self.engine``, ``mem.engine``, ``self._engine`` and the like."""
+    """``engine``, ``eng``, ``self.engine``, ``mem.engine``, ``self._engine``, the shared ``parts`` (``engine.parts``,
+    ``self._parts``) and the like."""
     if isinstance(node, ast.Name):
-        return node.id in {"engine", "eng", "_engine"} or node.id.endswith("_engine")
-    return isinstance(node, ast.Attribute) and node.attr in {"engine", "_engine"}
+        return node.id in {"engine", "eng", "_engine", "parts", "_parts"} or node.id.endswith("_engine")
+    return isinstance(node, ast.Attribute) and node.attr in {"engine", "_engine", "parts", "_parts"}
 
 
 def _reach_ins() -> list[tuple[str, int, str]]:
@@ -189,10 +191,11 @@ def test_rooms_ask_the_engine() -> None:
 
 def test_the_reach_in_check_sees_every_spelling() -> None:
     """The check finds the spellings a room would use (so a count of zero means none, not a blind check)."""
-    code = "engine.metadata.get(x)\nself.engine.vectors.count()\nmem.engine.hot\neng.past_vectors\nrec.metadata"
+    code = ("engine.metadata.get(x)\nself.engine.vectors.count()\nmem.engine.hot\neng.past_vectors\nrec.metadata\n"
+            "engine.parts.metadata\nself._parts.vectors")
     hits = [n for n in ast.walk(ast.parse(code))
             if isinstance(n, ast.Attribute) and n.attr in ENGINE_PARTS and _is_engine(n.value)]
-    assert len(hits) == 4
+    assert len(hits) == 6
 
 
 MAX_PROTOCOL_METHODS = 20
@@ -267,6 +270,109 @@ def test_short_term_owns_its_ring() -> None:
     assert reach == []
 
 
+#: The most public methods (properties included) of any class but the facade.
+MAX_PUBLIC_METHODS = 25
+#: The modules outside the engine that may name ``MemoryEngine``: the facade that opens it, the administration
+#: half of the facade, and the restore that opens the restored store.
+ENGINE_NAMERS = {f"{PACKAGE}.provider", f"{PACKAGE}.administration", f"{PACKAGE}.portability.restore"}
+
+
+def _public_methods(cls: ast.ClassDef) -> int:
+    return sum(isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and not s.name.startswith("_") for s in cls.body)
+
+
+def _class_sizes() -> dict[str, int]:
+    """``module.Class`` → public methods, counting those of the core's own base classes too (a class cut into
+    inherited halves counts whole)."""
+    classes = {node.name: (name, node) for name, path in MODULES.items()
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)}
+
+    def size(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> int:
+        bases = [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in classes and b.id not in seen]
+        return _public_methods(node) + sum(size(classes[b][1], seen | {node.name}) for b in bases)
+
+    return {f"{module}.{cls}": size(node) for cls, (module, node) in classes.items()}
+
+
+#: Classes allowed past :data:`MAX_PUBLIC_METHODS`: the facade, and the metadata store — a composition of role
+#: protocols of at most 20 methods each (``test_the_metadata_store_is_its_roles``) — with its SQL implementations.
+#: Splitting the SQL store by role is storage work left open.
+SWITCHBOARDS_ALLOWED = {f"{PACKAGE}.provider.MemoryProvider", f"{PACKAGE}.storage.metadata.MetadataStore",
+                        f"{PACKAGE}.storage.sql.base.SQLMetadataStore",
+                        f"{PACKAGE}.storage.sqlite.store.SQLiteMetadataStore",
+                        f"{PACKAGE}.storage.postgres.store.PostgresMetadataStore"}
+
+
+def test_no_class_but_the_facade_is_a_switchboard() -> None:
+    """No class of the core but ``MemoryProvider`` (and the metadata store, see :data:`SWITCHBOARDS_ALLOWED`) has
+    more than 25 public methods, its own and its bases' (a class cut into inherited halves counts whole)."""
+    sizes = _class_sizes()
+    assert sizes[f"{PACKAGE}.provider.MemoryProvider"] > MAX_PUBLIC_METHODS  # the check counts what it should
+    big = {c: n for c, n in sizes.items() if n > MAX_PUBLIC_METHODS and c not in SWITCHBOARDS_ALLOWED}
+    assert big == {}
+
+
+def test_the_engine_is_components() -> None:
+    """The engine is a package of components, each with a small face (at most ~15 public methods, 20 at the
+    outside), and the engine that wires them adds no operations of its own beyond opening and closing."""
+    from hermes_memory_core import engine
+
+    sizes = _class_sizes()
+    components = ["parts.StoreParts", "lookups.Lookups", "reads.Reads", "writes.Writes", "erasure.Eraser",
+                  "sealing.Sealing", "upkeep.Upkeep", "access.AccessBuffer", "access.Languages"]
+    for component in components:
+        assert sizes[f"{PACKAGE}.engine.{component}"] <= 20, component
+    assert sizes[f"{PACKAGE}.engine.MemoryEngine"] <= 12
+    assert engine.MemoryEngine.__bases__ == (object,)  # held, not inherited
+
+
+def test_rooms_do_not_name_the_engine() -> None:
+    """At most three modules outside the engine name ``MemoryEngine`` (the facade, its administration half and the
+    restore that opens a store): every room is typed against the components it is handed."""
+    naming = set()
+    for name, path in MODULES.items():
+        if name == f"{PACKAGE}.engine" or name.startswith(f"{PACKAGE}.engine."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Name) and node.id == "MemoryEngine") or \
+                    (isinstance(node, ast.alias) and node.name == "MemoryEngine") or \
+                    (isinstance(node, ast.Attribute) and node.attr == "MemoryEngine"):
+                naming.add(name)
+    assert naming <= ENGINE_NAMERS, sorted(naming - ENGINE_NAMERS)
+
+
+def _positional_jobs(source: str) -> list[int]:
+    """Lines that build or read a job as a tuple: a subscript of ``job``, or a tuple opening with a string literal
+    handed to ``submit``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "job":
+            found.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit":
+            found += [a.lineno for a in node.args if isinstance(a, ast.Tuple) and a.elts
+                      and isinstance(a.elts[0], ast.Constant) and isinstance(a.elts[0].value, str)]
+    return found
+
+
+def test_background_jobs_are_typed_values() -> None:
+    """No job of the lifecycle is a tuple of a string kind read by position: each kind is a frozen dataclass
+    (``lifecycle/background.py``), dispatched by its type; the short-term room hears of nothing but
+    ``SessionEvents``."""
+    from hermes_memory_core.lifecycle import background
+    from hermes_memory_core.short_term.session import Sessions
+
+    found = {f"{path.name}:{n}" for path in (ROOT / "lifecycle").rglob("*.py")
+             for n in _positional_jobs(path.read_text(encoding="utf-8"))}
+    assert found == set()
+    for kind in background.Job.__args__:  # type: ignore[attr-defined]
+        assert kind.__dataclass_params__.frozen, kind
+    assert list(inspect.signature(Sessions.__init__).parameters) == ["self", "parts", "events"]
+
+
+def test_the_job_check_sees_tuples() -> None:
+    assert _positional_jobs('w.submit(("end", u, s))\nif job[0] == "x": pass') == [1, 2]
+
+
 def test_one_memory_block_renderer() -> None:
     """Every memory block is rendered by ``hermes_memory_core/rendering.py`` (escaping, read-time guard, dates,
     tier labels): no other module of the core or the adapters writes the block's markers or defines its own."""
@@ -291,7 +397,7 @@ def test_one_memory_block_renderer() -> None:
 #: and fault tests in ``faults/``. At the top level: the tests of the top-level modules (``test_<module>.py`` or
 #: ``test_<module>_<topic>.py``) and these, which look at the whole package.
 TESTS = Path(__file__).resolve().parent
-WHOLE_PACKAGE_TESTS = {"test_architecture.py", "test_imports.py", "test_readme_knowledge.py"}
+WHOLE_PACKAGE_TESTS = {"test_architecture.py", "test_imports.py", "test_package_face.py", "test_readme_knowledge.py"}
 
 
 def test_tests_mirror_the_packages() -> None:

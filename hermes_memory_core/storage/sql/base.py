@@ -53,6 +53,7 @@ COLUMNS = (
     "id, user_id, session_id, content, memory_type, importance_score, access_count, created_at, updated_at, "
     "expires_at, version, metadata"
 )
+_TIERS = {tier.value: tier for tier in MemoryType}  # a row's tier column as its enum (one dict lookup per row)
 _E_COLUMNS = ", ".join("e." + c.strip() for c in COLUMNS.split(","))
 _LOG = "INSERT INTO memory_access_log (memory_id, user_id, action, at, detail) VALUES (?, ?, ?, ?, ?)"
 
@@ -455,8 +456,8 @@ class SQLMetadataStore(KnowledgeRows):
         columns = (
             "id, session_id, created_at, updated_at, importance_score, version, memory_type, access_count, dialogue, lang"
         )
-        make, session_of = RankRow._make, self.codec.session_of
-        return {row[0]: make((session_of(row[1]), *row[2:])) for row in self._owned_rows(columns, ids, user_id, now)}
+        make, session_of, tier, rows = RankRow._make, self.codec.session_of, _TIERS.__getitem__, self._owned_rows
+        return {row[0]: make((session_of(row[1]), *row[2:6], tier(row[6]), *row[7:])) for row in rows(columns, ids, user_id, now)}
 
     def has_language(self, user_id: str, lang: str) -> bool:
         """Whether the user has an active memory in this language (one index probe)."""

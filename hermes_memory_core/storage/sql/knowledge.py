@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from hermes_memory_core.storage.metadata import Erasure, KeywordFilter, RowCodec
-from hermes_memory_core.types import MemoryRecord, MemoryVersion
+from hermes_memory_core.types import ErasureKind, MemoryRecord, MemoryVersion
 
 if TYPE_CHECKING:
     from hermes_memory_core.storage.sql.context import ContextIndex
@@ -134,7 +134,7 @@ class KnowledgeRows:
         out = []
         for (value,) in rows:
             data = json.loads(value)
-            out.append(Erasure(str(data["kind"]), str(data["user_id"]), data.get("memory_id")))
+            out.append(Erasure(ErasureKind(str(data["kind"])), str(data["user_id"]), data.get("memory_id")))
         return out
 
     def clear_erasure(self, erasure: Erasure) -> None:

@@ -63,7 +63,7 @@ def test_forget_applies_and_never_touches_permanent_or_important(mem: MemoryProv
 
 def test_use_keeps_a_memory_fresh(mem: MemoryProvider) -> None:
     mid = mem.add("likes polka", user_id="u", importance=0.1, created_at=T0)
-    mem.engine.clock = lambda: T0 + 95 * DAY  # type: ignore[method-assign]
+    mem.engine.parts.clock = lambda: T0 + 95 * DAY  # type: ignore[method-assign]
     mem.search("polka", user_id="u", now=T0 + 95 * DAY)
     mem.flush()
     assert mid not in mem.forget(dry_run=True, now=T0 + 100 * DAY).expired_long_term

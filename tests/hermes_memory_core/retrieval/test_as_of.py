@@ -168,8 +168,8 @@ def test_past_vectors_are_embedded_once_and_erased_with_the_user(
     store.search("drink", user_id="u", as_of=T0 + 50)
     assert len(store.engine.past_vectors) == 2  # the tea version and the deleted bicycle
     calls: list[int] = []
-    real = store.engine.embed_documents
-    monkeypatch.setattr(store.engine, "embed_documents", lambda texts: calls.append(len(texts)) or real(texts))
+    real = store.engine.parts.embed_documents
+    monkeypatch.setattr(store.engine.parts, "embed_documents", lambda texts: calls.append(len(texts)) or real(texts))
     assert store.search("bicycle", user_id="u", as_of=T0 + 50)
     assert calls == []
     store.purge_user("u")

@@ -161,8 +161,9 @@ async def test_begin_on_an_empty_session_ends_the_users_other_sessions_once(conf
         mem.session("u2", "theirs").add_messages([{"role": "user", "content": "I am allergic to cats."},
                                                   {"role": "assistant", "content": "Noted."}])
         ended: list[tuple[str, str]] = []
-        on_new = mem._sessions.on_new  # type: ignore[attr-defined]
-        mem._sessions.on_new = lambda u, s: (ended.append((u, s)), on_new(u, s))  # type: ignore[attr-defined]
+        events = mem._sessions.events  # type: ignore[attr-defined]
+        began = events.began
+        events.began = lambda u, s: (ended.append((u, s)), began(u, s))
         # the same second (times are whole seconds), not idle: only the new session says the user left the first one
         await mem.session("u1", "new").abegin()  # read before its first message
         mem.flush()

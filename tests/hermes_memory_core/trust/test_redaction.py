@@ -132,5 +132,5 @@ def test_short_term_and_switch_off(mem: MemoryProvider) -> None:
     sid = mem.add("call me at 13812345678 today", user_id="u", session_id="s", memory_type="short_term")
     assert "13812345678" in mem.get(sid).content
     mem.config.redact_pii = False
-    mem.engine._redactor = None
+    mem.engine.parts.redactor = None
     assert "13812345678" in mem.get(mem.add("13812345678", user_id="u")).content

@@ -1,0 +1,63 @@
+"""The background lifecycle's jobs are typed values, dispatched by type, and one interface hears of sessions."""
+
+from __future__ import annotations
+
+from hermes_memory_core import MemoryConfig, MemoryProvider
+from hermes_memory_core.embedding import Embedder
+from hermes_memory_core.lifecycle.background import (
+    Archive,
+    BackgroundLifecycle,
+    Compact,
+    EndLeftSessions,
+    EndSession,
+    Promote,
+    SweepTerms,
+)
+from hermes_memory_core.short_term.session import SessionEvents
+from tests.conftest import ADMIN
+from tests.fakes import Clock
+
+
+class _Recorder:
+    """Stands in for the worker's queue: what was submitted, in order."""
+
+    def __init__(self) -> None:
+        self.jobs: list[object] = []
+
+    def submit(self, job: object) -> None:
+        self.jobs.append(job)
+
+
+def test_equal_jobs_are_equal_values_and_kinds_stay_apart() -> None:
+    assert Archive("u", "s") == Archive("u", "s") and hash(Archive("u", "s")) == hash(Archive("u", "s"))
+    assert Archive("u", "s") != Archive("u", "s", open_turn=True)
+    assert Compact("u", "s") != EndSession("u", "s")
+    assert Promote() == Promote() and SweepTerms() == SweepTerms()
+
+
+def test_what_happens_after_a_write_is_told_in_order(config: MemoryConfig, embedder: Embedder) -> None:
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
+        life: BackgroundLifecycle = mem._background  # type: ignore[attr-defined]
+        events: SessionEvents = mem._sessions.events  # type: ignore[attr-defined]
+        assert events is life  # one narrow interface: the sessions hear nothing else of the provider
+        recorder = _Recorder()
+        real = life.worker
+        life.worker = recorder  # type: ignore[assignment]
+        try:
+            life.written("u1", "s1", opened=True, overflowing=True)
+            life.written("u1", "s1", opened=False, overflowing=False)
+        finally:
+            life.worker = real
+        now = mem.engine.now()
+        assert recorder.jobs == [EndLeftSessions("u1", "s1", now), Archive("u1", "s1"), Compact("u1", "s1"),
+                                 Archive("u1", "s1")]
+
+
+def test_a_turn_written_in_a_session_is_kept_and_settle_waits_for_it(config: MemoryConfig, embedder: Embedder) -> None:
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
+        mem.session("u1", "s1").add_messages([{"role": "user", "content": "I keep two tortoises."},
+                                              {"role": "assistant", "content": "Noted."}])
+        assert mem._background.settle("u1", 10)  # type: ignore[attr-defined]
+        kept = mem.list_memories(user_id="u1")
+        assert any("tortoises" in r.content for r in kept)
+
