@@ -86,6 +86,7 @@ from hermes_memory_agents.hermes_settings import (
     default_hermes_home,
     load_yaml_config,
     read_settings,
+    write_yaml_config,
 )
 from hermes_memory_agents.provenance import own_statement
 from hermes_memory_agents.tools import SEARCH, MemoryTools, ToolScope, normalize_words
@@ -530,11 +531,11 @@ class HermesAgentProvider:
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
         """Write the settings to ``<hermes_home>/config.yaml`` under ``memory.hermes_memory`` (other keys kept).
 
-        Raises:
-            ConfigError: The values are invalid; nothing is written.
-        """
-        import yaml
+        The file is replaced atomically and keeps its mode (a ``0600`` file stays ``0600``; a new one is ``0600``).
 
+        Raises:
+            ConfigError: The values are invalid, or the file cannot be written; the file is left as it was.
+        """
         path = Path(hermes_home) / "config.yaml"
         data = load_yaml_config(path)
         memory = data.setdefault("memory", {})
@@ -544,11 +545,7 @@ class HermesAgentProvider:
         current: dict[str, Any] = stored if isinstance(stored, dict) else {}
         settings = ProviderSettings.from_mapping({**current, **values})
         memory[PROVIDER_NAME] = settings.as_config_values()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".hermes-memory.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            yaml.safe_dump(data, fh, default_flow_style=False, allow_unicode=True, sort_keys=False)
-        tmp.replace(path)
+        write_yaml_config(path, data)
 
     def backup_paths(self) -> list[str]:
         """The data directory and key file when they live outside ``HERMES_HOME`` (``hermes backup`` walks only

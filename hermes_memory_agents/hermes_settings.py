@@ -6,7 +6,10 @@ settings without the provider.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -21,6 +24,7 @@ __all__ = [
     "default_hermes_home",
     "load_yaml_config",
     "read_settings",
+    "write_yaml_config",
 ]
 
 #: The provider's name in Hermes (``memory.provider``) and its plugin folder's name.
@@ -149,6 +153,54 @@ def load_yaml_config(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping at the top level")
     return data
+
+
+def write_yaml_config(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` as YAML to ``path`` atomically, keeping the file's mode.
+
+    The text goes to a temporary file in the same folder (created ``0600``), is flushed to disk and renamed over
+    ``path``, so a reader sees the old file or the new one, never a part. An existing file keeps its permission bits
+    (a ``0600`` ``config.yaml`` stays ``0600``) and, where the process may, its owner; a new file is ``0600``. A
+    ``path`` that is a symbolic link is written through: the file it names is replaced, the link stays.
+
+    Raises:
+        ConfigError: The folder or file cannot be written; ``path`` is left as it was.
+    """
+    import yaml
+
+    target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            old: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            old = None
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            if old is not None:
+                with contextlib.suppress(OSError, AttributeError):  # not ours to give away: the mode still holds
+                    os.fchown(fh.fileno(), old.st_uid, old.st_gid)
+            os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode) if old is not None else 0o600)
+            yaml.safe_dump(dict(data), fh, default_flow_style=False, allow_unicode=True, sort_keys=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp_name, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise ConfigError(f"cannot write {path}: {exc}") from exc
+    try:  # the rename itself survives a crash once the folder is synced
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def read_settings(hermes_home: Path) -> ProviderSettings:

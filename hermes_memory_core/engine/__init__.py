@@ -46,7 +46,7 @@ from hermes_memory_core.storage.read_only import ReadOnlyMetadata, folder_writab
 from hermes_memory_core.storage.sessions import SessionStore
 from hermes_memory_core.storage.swap import recover_swap
 from hermes_memory_core.storage.vectors import VectorStore
-from hermes_memory_core.trust.at_rest import SealingCodec, sealed_tiers
+from hermes_memory_core.trust.at_rest import SealingCodec, adopt_stored_session_ids, sealed_tiers
 
 __all__ = [
     "METADATA_FILE",
@@ -159,7 +159,9 @@ class MemoryEngine:
             parts.metadata.open()
             self.sealing.load_identity()
             parts.vectors.open()
-            if not parts.read_only:
+            if parts.read_only:  # never re-sealed: sessions are looked up in the form the rows hold
+                adopt_stored_session_ids(parts.metadata, parts.codec)
+            else:
                 self.sealing.apply_at_rest_policy()
         except BaseException as exc:
             parts.lock = None if lock is not None else parts.lock  # a lock handed over stays with whoever handed it

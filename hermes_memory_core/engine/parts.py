@@ -39,7 +39,7 @@ def payload(rec: MemoryRecord, codec: SealingCodec | None = None) -> dict[str, A
     hashes, session ids as the codec keeps them)."""
     return {
         "user_id": rec.user_id,
-        "session_id": rec.session_id if codec is None else codec.session_key(rec.session_id),
+        "session_id": rec.session_id if codec is None else codec.session_key(rec.user_id, rec.session_id),
         "memory_type": rec.memory_type.value,
         "created_at": rec.created_at,
         "tags": list(rec.tags) if codec is None else codec.tag_keys(rec.memory_type.value, rec.tags),

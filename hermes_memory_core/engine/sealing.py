@@ -83,7 +83,7 @@ class Sealing:
         parts = self._parts
         records = [rec for batch in parts.metadata.iter_active() for rec in batch]
         tags = {rec.id: parts.codec.tag_keys(rec.memory_type.value, rec.tags) for rec in records}
-        sessions = {rec.id: parts.codec.session_key(rec.session_id) for rec in records}
+        sessions = {rec.id: parts.codec.session_key(rec.user_id, rec.session_id) for rec in records}
         retag_points(parts.vectors, tags, rewrite, sessions)
 
     @property

@@ -45,9 +45,15 @@ from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, without_questions
-from hermes_memory_core.trust.authority import QUOTED, others_words
+from hermes_memory_core.trust.authority import QUOTED, fact_subject, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
-from hermes_memory_core.trust.injection_preference import Preference, own_preference
+from hermes_memory_core.trust.injection_preference import (  # PREFERENCE_REASON: why a preference is kept as one
+    PREFERENCE_KEYS,
+    PREFERENCE_REASON,
+    Preference,
+    own_preference,
+    standing_preference,
+)
 from hermes_memory_core.trust.permissions import LIFECYCLE, Caller
 from hermes_memory_core.types import MemoryItem, MemoryRecord, MemoryType, RememberAction
 
@@ -66,8 +72,6 @@ MODEL_REFUSAL = "injection guard (host model): an instruction addressed to the a
 #: Why a question is not remembered (what the user asks is chat: it stays a conversation line, never a profile entry,
 #: a fact or a version of one).
 QUESTION_REASON = "a question, not a statement: what the user asks is chat, kept only as a conversation line"
-#: Why a standing order about replies is kept as a preference (the user's own words about how to answer them).
-PREFERENCE_REASON = "the user's own lasting preference about how the assistant replies to them"
 IMPORTANCE = {MemoryType.SHORT_TERM: 0.3, MemoryType.LONG_TERM: 0.6, MemoryType.PERMANENT: 0.9}
 MAX_ATTEMPTS = 3
 
@@ -261,6 +265,8 @@ def plan_write(
         tier = MemoryType.LONG_TERM if source == "user" else MemoryType.SHORT_TERM
         reason = f"caller {caller.name!r} may not write permanent memories: stored as {tier.value}"
     meta: dict[str, object] = {"source": origin if source == "user" else source, "reason": reason}
+    if source == "tool" and (subject := fact_subject(content)) is not None:
+        meta["subject"] = subject  # what a system of record's value is about: a claim in chat on it stays below
     if tier is MemoryType.SHORT_TERM and session_id is None and origin == "explicit" and source == "user" \
             and verdict.allow_permanent and decision.usable:
         # asked to remember a first-person statement the rules found nothing lasting in: the user's word, kept in
@@ -320,7 +326,7 @@ def own_parts(parts: list[str]) -> tuple[list[str], bool]:
 
 def _preference_plan(pref: Preference, user_id: str, session_id: str | None, origin: str, caller: Caller) -> _Plan:
     """A long-term preference memory keyed by its topic (a new reply language versions the old one)."""
-    meta: dict[str, object] = {"source": origin, "reason": PREFERENCE_REASON, "fact_key": pref.key}
+    meta: dict[str, object] = {"source": origin, "reason": PREFERENCE_REASON, "fact_key": pref.key, "standing": pref.key}
     item = MemoryItem(content=pref.statement, user_id=user_id, session_id=session_id, memory_type=MemoryType.LONG_TERM,
                       importance=IMPORTANCE[MemoryType.LONG_TERM], metadata=meta)
     return _Plan(RememberResult(None, MemoryType.LONG_TERM, PREFERENCE_REASON, RememberAction.ADDED, pref.statement),
@@ -411,8 +417,15 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
     if tier is MemoryType.SHORT_TERM:
         return p
     key = (item.metadata or {}).get("fact_key")
+    if key in PREFERENCE_KEYS and not standing_preference(item.content, item.metadata or {}):
+        # only the user's own words key a reply preference: anyone else's is kept beside it, never versions it
+        item = replace(item, metadata={**{k: v for k, v in (item.metadata or {}).items() if k != "fact_key"},
+                                       "claim_about": key})
+        p, key = replace(p, item=item), None
     found = engine.reads.find_fact(item.user_id, str(key), (tier,)) if key else None
     target, how = (engine.reads.record(found), "superseded") if found else (None, "")
+    if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
+        target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
     topic = p.topic or fact_key_of(item.content)
     if target is None and topic is not None:
@@ -421,8 +434,16 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
         target, how = same_fact_target(engine, item.user_id, topic, (tier,)), "superseded"
     elif target is None and p.change:
         target, how = find_change_target(engine.lookups, item.user_id, item.content, lasting), "changed"
+    if target is None and p.weight < 2 and "disputes" not in (item.metadata or {}) \
+            and (subject := fact_subject(item.content)) is not None:  # a claim on a value a tool wrote
+        found = engine.lookups.find_by_metadata(item.user_id, "subject", subject,
+                                                _dedupe_tiers(MemoryType.LONG_TERM, caller))
+        fact = engine.reads.record(found) if found else None
+        return p if fact is None else _kept_apart(engine, p, fact, caller)
     if target is None:
         return p
+    if target.memory_type is not MemoryType.PERMANENT and p.weight < fact_authority(target) == 2:
+        return _kept_apart(engine, p, target, caller)  # a tool's value is not replaced by a weaker word
     if target.memory_type is MemoryType.PERMANENT:
         if not p.permanent_ok or p.weight < fact_authority(target):
             return _kept_apart(engine, p, target, caller)

@@ -77,7 +77,8 @@ from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import asking_part, is_question, question_key
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
-from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS
+from hermes_memory_core.trust.authority import fact_subject, outranked_claims_below
+from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS, current_preferences
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
@@ -531,6 +532,7 @@ class Searcher:
             hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
         about_user = about_user_alone(asked)
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
+        ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
         answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
         talk = asks_about_talk(asked) and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
@@ -577,6 +579,20 @@ class Searcher:
         engine.note_access([h.record for h in found], user_id, who)
         return found
 
+    def _claimed_facts(self, user_id: str, hits: list[MemoryHit], now: float | None, who: Caller) -> list[MemoryHit]:
+        """The tool-written facts (``metadata["subject"]``, readable by ``who``) that ``hits`` make a weaker claim
+        about and lack: the value a system of record wrote goes above a claim in chat (``outranked_claims_below``)."""
+        engine, held = self.engine, {h.id for h in hits}
+        subjects = sorted({s for h in hits if h.metadata.get("source") != "tool" for s in [fact_subject(h.content)] if s})
+        ids = {str(h.metadata["disputes"]) for h in hits if h.metadata.get("disputes")}
+        for tier in [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if who.read_permanent else []):
+            ids |= set(engine.find_by_metadata_values(user_id, "subject", subjects, tier).values()) if subjects else set()
+        records = engine.active_records(sorted(ids - held), user_id, now=engine.now(v.check_timestamp(now, "now")))
+        found = [r for r in records.values() if r.memory_type is not MemoryType.PERMANENT or who.read_permanent]
+        engine.note_access(found, user_id, who)
+        top = max((h.score for h in hits), default=1.0)
+        return prompt_safe_hits([MemoryHit(r, top, 1.0, None, None, None, False) for r in found])
+
     def _reply_to_same(self, user_id: str, query: str, now: float | None, hits: list[MemoryHit],
                        who: Caller) -> list[MemoryHit]:
         """The assistant's reply when the user asked this same question before (the newest), as a hit scored like the
@@ -600,9 +616,10 @@ class Searcher:
     def _standing(self, user_id: str, now: float | None) -> list[MemoryHit]:
         """The user's current preferences about replies (language, length, tone, format: the keys of
         :data:`~hermes_memory_core.trust.injection_preference.PREFERENCE_KEYS`), which hold for every answer, as
-        hits scored 1.0."""
-        engine = self.engine
-        found = engine.find_by_metadata_values(user_id, "fact_key", PREFERENCE_KEYS, MemoryType.LONG_TERM)
-        ids = [found[key] for key in PREFERENCE_KEYS if key in found]
-        records = engine.active_records(ids, user_id, now=engine.now(v.check_timestamp(now, "now"))) if ids else {}
-        return [MemoryHit(records[mid], 1.0, 1.0, None, None, None, False) for mid in ids if mid in records]
+        hits scored 1.0: only what the user's own words set (``standing_preference``), never a keyed memory another
+        writer gave such a key."""
+        engine, at = self.engine, self.engine.now(v.check_timestamp(now, "now"))
+        ids = {mid for key in ("standing", "fact_key")  # the preference path's own key, then any writer's topic key
+               for mid in engine.find_by_metadata_values(user_id, key, PREFERENCE_KEYS, MemoryType.LONG_TERM).values()}
+        records = engine.active_records(sorted(ids), user_id, now=at) if ids else {}
+        return [MemoryHit(rec, 1.0, 1.0, None, None, None, False) for rec in current_preferences(records.values())]

@@ -105,9 +105,9 @@ class RowCodec(Protocol):
     def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
         """The text of a session row (the inverse of :meth:`seal_session`)."""
 
-    def session_key(self, session_id: str | None) -> str | None:
-        """What rows and vector payloads hold for a session id (a sealed id that is its own lookup key, or the id);
-        SQL parameters and filters on a session use it."""
+    def session_key(self, user_id: str, session_id: str | None) -> str | None:
+        """What rows and vector payloads hold for a user's session id (an id sealed under that user, its own lookup
+        key, or the id); SQL parameters and filters on a session use it."""
 
     def session_of(self, stored: str | None) -> str | None:
         """The session id a row holds (the inverse of :meth:`session_key`)."""

@@ -3,7 +3,7 @@
 It shares the metadata store's database and single writer (SQLite or PostgreSQL: the same ``?`` SQL); every
 method is one transaction. Texts go through the store's codec (``seal_session`` / ``open_session``), which seals
 them with ``encrypt_at_rest="all"`` and keeps them as given otherwise; session ids likewise go through
-``session_key`` (a sealed id, its own lookup key, under ``"all"``) into every row and come back through
+``session_key`` (under ``"all"`` an id sealed per user, its own lookup key) into every row and come back through
 ``session_of``, so callers always see the ids they gave. Which message opens a turn is the caller's decision
 (``opens_turn``); the store hands out turn numbers atomically, so concurrent writers to one session never lose or
 interleave a turn.
@@ -58,7 +58,7 @@ class SessionStore:
         starts a new turn. Returns each message's turn."""
         turns: list[int] = []
         seal = self.db.codec.seal_session
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
             conn.execute(
                 "INSERT INTO sessions (user_id, session_id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
@@ -89,9 +89,9 @@ class SessionStore:
             )
         return turns
 
-    def _key(self, session_id: str) -> str:
-        """What the rows hold for ``session_id`` (see the codec's ``session_key``)."""
-        key = self.db.codec.session_key(session_id)
+    def _key(self, user_id: str, session_id: str) -> str:
+        """What the rows hold for ``user_id``'s ``session_id`` (see the codec's ``session_key``: sealed per user)."""
+        key = self.db.codec.session_key(user_id, session_id)
         assert key is not None
         return key
 
@@ -103,7 +103,7 @@ class SessionStore:
         """Number of unsummarised turns in the buffer (no message is read)."""
         row = self.db.reader().execute(
             "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ?",
-            (user_id, self._key(session_id)),
+            (user_id, self._key(user_id, session_id)),
         ).fetchone()
         return int(row[0])
 
@@ -112,7 +112,7 @@ class SessionStore:
         rows = self.db.reader().execute(
             "SELECT role, content, data, created_at, turn FROM session_messages WHERE user_id = ? AND session_id = ? "
             "ORDER BY turn, id",
-            (user_id, self._key(session_id)),
+            (user_id, self._key(user_id, session_id)),
         ).fetchall()
         out: list[list[Message]] = []
         last = None
@@ -130,7 +130,7 @@ class SessionStore:
         rows = self.db.reader().execute(
             "SELECT id, text, first_turn, last_turn, level FROM session_summaries WHERE user_id = ? AND session_id = ? "
             "ORDER BY first_turn, id",
-            (user_id, self._key(session_id)),
+            (user_id, self._key(user_id, session_id)),
         )
         opened = self.db.codec.open_session
         return [SummaryChunk(int(r[0]), opened(user_id, session_id, r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
@@ -156,7 +156,7 @@ class SessionStore:
             return False
         first, last = min(turn_numbers), max(turn_numbers)
         seal = self.db.codec.seal_session
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
             present = conn.execute(
                 "SELECT count(DISTINCT turn) FROM session_messages WHERE user_id = ? AND session_id = ? "
@@ -190,7 +190,7 @@ class SessionStore:
     def archived_turn(self, user_id: str, session_id: str) -> int:
         """The last turn of the session kept as conversation memories (and queued for promotion); -1 for none."""
         row = self.db.reader().execute(
-            "SELECT archived_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, self._key(session_id))
+            "SELECT archived_turn FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, self._key(user_id, session_id))
         ).fetchone()
         return -1 if row is None else int(row[0])
 
@@ -200,7 +200,7 @@ class SessionStore:
         turns it passes; ``said_at``: when each was said, default ``now``) for promotion, atomically. False (nothing
         queued) when the mark was already there."""
         seal = self.db.codec.seal_session
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
             moved = conn.execute(
                 "UPDATE sessions SET archived_turn = ? WHERE user_id = ? AND session_id = ? AND archived_turn < ?",
@@ -224,7 +224,7 @@ class SessionStore:
         args: list[Any] = [now - idle_seconds]
         if user_id is not None:
             where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at <= ?"
-            args = [user_id, self._key(except_session) if except_session else "", now]
+            args = [user_id, self._key(user_id, except_session) if except_session else "", now]
         rows = self.db.reader().execute(
             f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND EXISTS (SELECT 1 FROM "
             "session_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id AND m.turn > s.archived_turn)",
@@ -238,7 +238,7 @@ class SessionStore:
         """Replace the given summary chunks by one compressed chunk (level 2). False if they changed meanwhile."""
         if not chunk_ids:
             return False
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
             marks = ",".join("?" * len(chunk_ids))
             rows = conn.execute(
@@ -258,7 +258,7 @@ class SessionStore:
 
     def last_message(self, user_id: str, session_id: str) -> tuple[int, int, Message] | None:
         """The session's last buffered message: ``(turn, index in its turn, message)``, or None."""
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         reader = self.db.reader()
         row = reader.execute(
             "SELECT role, content, data, created_at, turn FROM session_messages WHERE user_id = ? AND session_id = ? "
@@ -280,7 +280,7 @@ class SessionStore:
     def rewrite_message(self, user_id: str, session_id: str, turn: int, index: int, content: str,
                         data: dict[str, Any]) -> None:
         """Replace the content and payload of the ``index``-th message of ``turn`` (its place stays)."""
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         seal = self.db.codec.seal_session
         with self.db.atomic() as conn:
             rows = conn.execute(
@@ -299,7 +299,7 @@ class SessionStore:
 
         What a hard delete of a conversation memory does to the buffer it came from: the words are not archived,
         promoted or shown again, through session end, reopen or reconcile."""
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         seal, opened = self.db.codec.seal_session, self.db.codec.open_session
         with self.db.atomic() as conn:
             rows = conn.execute(
@@ -320,7 +320,7 @@ class SessionStore:
         return True
 
     def clear(self, user_id: str, session_id: str) -> None:
-        key = self._key(session_id)
+        key = self._key(user_id, session_id)
         with self.db.atomic() as conn:
             for table in ("session_messages", "session_summaries", "promotion_queue"):
                 conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", (user_id, key))
@@ -359,7 +359,7 @@ class SessionStore:
     def close_session(self, user_id: str, session_id: str, now: int) -> None:
         with self.db.atomic() as conn:
             conn.execute(
-                "UPDATE sessions SET closed_at = ? WHERE user_id = ? AND session_id = ?", (now, user_id, self._key(session_id))
+                "UPDATE sessions SET closed_at = ? WHERE user_id = ? AND session_id = ?", (now, user_id, self._key(user_id, session_id))
             )
 
     def closed_sessions(self, now: int, idle_seconds: int) -> set[tuple[str, str]]:
@@ -383,7 +383,7 @@ class SessionStore:
         with self.db.atomic() as conn:
             moved: list[tuple[str, str]] = []
             for user, stored in conn.execute("SELECT user_id, session_id FROM sessions").fetchall():
-                fresh_key = new.session_key(old.session_of(stored))
+                fresh_key = new.session_key(user, old.session_of(stored))
                 if fresh_key != stored:
                     conn.execute(
                         "INSERT INTO sessions (user_id, session_id, created_at, last_active_at, closed_at, next_turn, "
@@ -400,7 +400,7 @@ class SessionStore:
                     fresh = [new.seal_session(user, session, old.open_session(user, session, v)) for v in values]
                     conn.execute(
                         f"UPDATE {table} SET session_id = ?, {', '.join(c + ' = ?' for c in columns)} WHERE id = ?",
-                        (new.session_key(session), *fresh, row_id),
+                        (new.session_key(user, session), *fresh, row_id),
                     )
                 changed += len(rows)
             conn.executemany("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", moved)

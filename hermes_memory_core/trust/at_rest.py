@@ -17,10 +17,13 @@ store. Everything a sealed memory says about its user is sealed, not only its co
 With ``encrypt_at_rest="all"`` every tier is sealed this way, and so are session buffers (messages and their adapter
 data), running summaries and the promotion queue (bound to their user and session); dialogue memories then lend
 their neighbours keyed-hash context tokens. **Session ids** (a LangGraph thread id, say) are sealed too, wherever
-they are kept — the session tables, the memory rows and the vector payloads — deterministically
-(:meth:`~hermes_memory_core.trust.encryption.ContentCipher.seal_id`): the sealed id is its own lookup key, so
-"this session's rows" stays one indexed query, and it opens again for display and export
-(:meth:`SealingCodec.session_key` / :meth:`SealingCodec.session_of`). Without a loaded cipher nothing can be sealed (sealing raises) and
+they are kept — the session tables, the memory rows and the vector payloads — deterministically per user
+(:meth:`~hermes_memory_core.trust.encryption.ContentCipher.seal_id` scoped by the user id): the sealed id is its own
+lookup key, so "this user's session's rows" stays one indexed query, two users sharing a thread id hold unrelated
+sealed ids (nothing links them without the key), and it opens again for display and export
+(:meth:`SealingCodec.session_key` / :meth:`SealingCodec.session_of`). A store sealed before ids were bound to their
+user is re-sealed at its next writable open; a read-only open looks its sessions up in the form the store holds
+(:func:`adopt_stored_session_ids`). Without a loaded cipher nothing can be sealed (sealing raises) and
 plain rows open as they are.
 """
 
@@ -43,22 +46,25 @@ if TYPE_CHECKING:
     from hermes_memory_core.storage.metadata import MetadataStore
     from hermes_memory_core.storage.sessions import SessionStore
 
-__all__ = ["AT_REST_MODES", "ENVELOPE", "LOOKUP_KEYS", "POLICY_META", "SealingCodec", "reseal_for_policy",
-           "sealed_tiers"]
+__all__ = ["AT_REST_MODES", "ENVELOPE", "LOOKUP_KEYS", "POLICY_META", "SESSION_ID_FORMS", "SealingCodec",
+           "adopt_stored_session_ids", "reseal_for_policy", "sealed_tiers"]
 
 #: Values of ``MemoryConfig.encrypt_at_rest``.
 AT_REST_MODES = ("permanent", "all")
 #: Key of the sealed part of a sealed memory's metadata column (reserved: applications cannot set it).
 ENVELOPE = RESERVED_METADATA_KEY
 #: Metadata keys whose value the store must still find by equality: kept beside the envelope as keyed hashes.
-LOOKUP_KEYS = ("fact_key", "remark")
+LOOKUP_KEYS = ("fact_key", "remark", "subject", "standing")
 _ALL_TIERS = ("short_term", "long_term", "permanent")
 #: Meta key recording the policy a store's rows were sealed under (``<mode>/<fields version>``).
 POLICY_META = "at_rest"
 #: Version of what a mode seals: 1 sealed content only, 2 also metadata, tags, notes, reasons and log details, 3
-#: (``all`` only) also session ids.
+#: (``all`` only) also session ids, 4 (``all`` only) session ids sealed per user.
 _FIELDS_VERSION = 2
-_FIELDS_VERSION_ALL = 3
+_FIELDS_VERSION_ALL = 4
+#: How rows hold session ids: ``plain`` (as given), ``shared`` (sealed alike for every user: ``all/3``), ``user``
+#: (sealed per user: ``all/4``).
+SESSION_ID_FORMS = ("plain", "shared", "user")
 #: Associated data of sealed session ids.
 _SESSION_ID = "session-id"
 
@@ -67,6 +73,9 @@ class _Filtering(Protocol):
     """A search filter's fields :meth:`SealingCodec.seal_filter` rewrites (a dataclass)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def user_id(self) -> str: ...
 
     @property
     def tags(self) -> tuple[str, ...] | None: ...
@@ -92,13 +101,19 @@ class SealingCodec:
     Args:
         cipher: The store's cipher, or None while no key exists (then sealing raises; unsealed rows open).
         sealed_tiers: Tier names whose memories are sealed at rest.
-        seal_sessions: Also seal session messages, summaries and queued promotions (``encrypt_at_rest="all"``).
+        seal_sessions: Also seal session messages, summaries and queued promotions (``encrypt_at_rest="all"``),
+            and session ids per user.
+
+    Attributes:
+        session_ids: How :meth:`session_key` writes a session id (one of :data:`SESSION_ID_FORMS`): ``user`` with
+            ``seal_sessions``, else ``plain``; a read-only store adopts the form its rows hold.
     """
 
     def __init__(self, cipher: ContentCipher | None, sealed_tiers: Iterable[str], seal_sessions: bool = False) -> None:
         self.cipher = cipher
         self.sealed_tiers = frozenset(sealed_tiers)
         self.seal_sessions = seal_sessions
+        self.session_ids = "user" if seal_sessions else "plain"
 
     # ------------------------------------------------------------------ helpers
     def _need(self, what: str) -> ContentCipher:
@@ -182,8 +197,9 @@ class SealingCodec:
 
     def seal_filter(self, flt: _Filter) -> _Filter:
         """A search filter in the form the rows hold: its tags with their keyed hashes (:meth:`filter_tags`), its
-        session id as stored (:meth:`session_key`)."""
-        return dataclasses.replace(flt, tags=self.filter_tags(flt.tags), session_id=self.session_key(flt.session_id))
+        session id as stored for its user (:meth:`session_key`)."""
+        return dataclasses.replace(flt, tags=self.filter_tags(flt.tags),
+                                   session_id=self.session_key(flt.user_id, flt.session_id))
 
     def lookup_value(self, memory_type: str, key: str, value: str) -> str:
         """What the metadata column holds for a lookup key's value (a keyed hash for sealed tiers)."""
@@ -201,15 +217,18 @@ class SealingCodec:
     def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
         return self._open(stored, f"session#{user_id}#{session_id or ''}")
 
-    def session_key(self, session_id: str | None) -> str | None:
-        """What rows and vector payloads hold for a session id: the deterministically sealed id with
-        ``seal_sessions`` (the same id always seals the same way, so it is the lookup key), else the id."""
-        if session_id is None or not self.seal_sessions:
+    def session_key(self, user_id: str, session_id: str | None) -> str | None:
+        """What rows and vector payloads hold for ``user_id``'s session ``session_id``: with ``seal_sessions`` the
+        id sealed deterministically under the user (the same user and id always seal the same way, so it is the
+        lookup key; another user's same id seals to an unrelated value), else the id (see :attr:`session_ids`)."""
+        if session_id is None or self.session_ids == "plain":
             return session_id
-        return self._need("session ids").seal_id(session_id, _SESSION_ID)
+        scope = user_id if self.session_ids == "user" else None
+        return self._need("session ids").seal_id(session_id, _SESSION_ID, scope)
 
     def session_of(self, stored: str | None) -> str | None:
-        """The session id a row or payload holds (the inverse of :meth:`session_key`; plain ids as they are)."""
+        """The session id a row or payload holds (the inverse of :meth:`session_key`, whatever its form; plain ids
+        as they are)."""
         if stored is None or not stored.startswith(SID_PREFIX):
             return stored
         if self.cipher is None:
@@ -265,3 +284,13 @@ def reseal_for_policy(
             sessions.recode(codec, codec)
         metadata.set_meta(POLICY_META, wanted)
     return True
+
+
+def adopt_stored_session_ids(metadata: MetadataStore, codec: SealingCodec) -> str:
+    """For a store opened read-only (never re-sealed): make ``codec`` look session ids up in the form the rows hold
+    (``user`` under the current ``all`` policy, ``shared`` under ``all/3``, ``plain`` before ids were sealed), so
+    its sessions are still found. Returns the form adopted."""
+    was = metadata.get_meta(POLICY_META) or "permanent/1"
+    form = {f"all/{_FIELDS_VERSION_ALL}": "user", "all/3": "shared"}.get(was, "plain")
+    codec.session_ids = form
+    return form

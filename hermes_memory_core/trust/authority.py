@@ -25,13 +25,23 @@ Ordinary first-person talk ("I moved to Berlin", "Note: I'm allergic to nuts", "
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-__all__ = ["QUOTED", "others_words"]
+if TYPE_CHECKING:
+    from hermes_memory_core.types import MemoryHit
+
+__all__ = ["QUOTED", "USER_ORIGINS", "fact_subject", "others_words", "outranked_claims_below"]
 
 #: The ``source`` a write path gives content that is not the user's own words (kept with that provenance).
 QUOTED = "quoted"
+#: The ``source`` of memories the write paths made from the user's own words on the user's own authority:
+#: ``remember`` (``explicit``) and a session turn promoted at its end (``evicted_turn``). A tool result is
+#: ``tool``, someone else's words ``quoted``; what an application adds directly carries whatever it says.
+USER_ORIGINS = frozenset({"explicit", "evicted_turn"})
 
 _HEADINGS = (
     r"note|notes|ps|p\.s|pps|fyi|btw|update|updates|edit|reminder|todo|to do|tl;?dr|summary|context|question|"
@@ -99,3 +109,77 @@ def others_words(text: str) -> str | None:
     if _HANDED.search(norm):
         return "words the user passes on from someone else, not the user's own"
     return None
+
+
+# ---------------------------------------------------------------------------------------------- what a fact is about
+_SUBJECT_EN = re.compile(
+    r"^\s*(?:(?P<label>[a-z][a-z0-9 '/&-]{1,40}?)\s*[:=]\s*\S"
+    r"|(?:my|the user's|user's|the user’s|my current)\s+(?P<owned>[a-z][a-z0-9 '/&-]{1,40}?)\s+"
+    r"(?:is|are|was|has been|has changed to|changed to|is now|are now)\s+\S"
+    r"|(?:i|the user)\s+(?:have|has)\s+(?:a|an)\s+(?P<had>[a-z][a-z0-9 '/&-]{1,40}?)\s+of\s+\S)",
+    re.IGNORECASE,
+)
+_SUBJECT_ZH = re.compile(r"^\s*(?:我的|我们的|用户的|用户)?(?P<label>[\u4e00-\u9fff]{2,8}?)(?:是|为|：|:|现在是|变成了?)\S")
+_CLAIMED = re.compile(r"^(?:the user says|用户自称)\s*[:：]\s*", re.IGNORECASE)  # a claim kept apart says whose it is
+_AGE = re.compile(r"^\s*(?:i am|i'm|the user is)\s+\d{1,3}\s*(?:years?|yrs?)(?:\s+old)?\b", re.IGNORECASE)
+#: Lead-ins that head a line without naming what a value is of ("Note: …", "Plan: …", "备注：…").
+_NOT_A_SUBJECT = re.compile(
+    r"^(?:note|notes|ps|p\.s|fyi|btw|update|updates|edit|reminder|todo|to do|tl;?dr|summary|context|question|answer|"
+    r"q|a|re|me|i|myself|plan|goal|idea|tip|tips|warning|important|step \d+|day \d+|example|result|results|remember|"
+    r"correction|also|and|but|so|well|ok|okay|yes|no|hi|hello|hey|dear|thanks|today|tomorrow|yesterday|morning|"
+    r"evening|night|please|problem|issue|fix|done|next|then|first|second|finally|why|how|what|when|where|pros|cons|"
+    r"reason|because|news|fact|facts|quote|source|topic|agenda|menu|list|steps|recap|background|user says|"
+    r"备注|注意|提醒|更新|补充|总结|问题|答案|今天|明天|昨天|计划|目标|想法|对了|另外|自称)$",
+    re.IGNORECASE,
+)
+_SUBJECT_FILLER = frozenset({"current", "verified", "official", "actual", "registered", "the", "a", "an", "real"})
+
+
+def fact_subject(text: str) -> str | None:
+    """What a statement of one value is about, normalised ("account tier" for "Account tier: Professional (billing
+    API)", "My account tier is Enterprise." and "The user's account tier is Enterprise."; "会员等级" for
+    "会员等级：普通会员" and "我的会员等级是钻石会员"), or None when the text is not such a statement. A tool-written
+    fact and a claim in chat with the same subject speak about one value (see :func:`outranked_claims_below`)."""
+    if not isinstance(text, str) or len(text) > 400:
+        return None
+    norm = _CLAIMED.sub("", unicodedata.normalize("NFKC", text).strip())
+    if _AGE.match(norm):
+        return "age"
+    m = _SUBJECT_EN.match(norm)
+    if m is not None:
+        subject = m.group("label") or m.group("owned") or m.group("had") or ""
+        words = [w for w in re.split(r"[\s/&-]+", subject.lower().replace("'s", "")) if w and w not in _SUBJECT_FILLER]
+        if not words or len(words) > 4 or _NOT_A_SUBJECT.match(" ".join(words)):
+            return None
+        return " ".join(words)
+    zh = _SUBJECT_ZH.match(norm)
+    if zh is not None and not _NOT_A_SUBJECT.match(zh.group("label")):
+        return zh.group("label")
+    return None
+
+
+def outranked_claims_below(hits: Sequence[MemoryHit], facts: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` with each fact written with a tool's authority (``source="tool"``; ``facts`` are such facts that
+    ``hits`` may lack) placed just above the first hit that is a weaker claim about it: one that disputes it
+    (``metadata["disputes"]``), or a line or memory not written by a tool that states a value for the fact's subject
+    (:func:`fact_subject`), scored as that claim at least (what keeps the claim keeps the fact). The tool's value
+    is the current one; the claim stays, below it. Other hits keep their order; a fact no hit is about is not
+    added."""
+    pool = {h.id: h for h in [*hits, *facts] if h.metadata.get("source") == "tool"}
+    subject = {fid: fact_subject(h.content) for fid, h in pool.items()}
+    out: list[MemoryHit] = []
+    placed: set[str] = set()
+    for hit in hits:
+        if hit.id in placed:
+            continue
+        if hit.metadata.get("source") != "tool":
+            said = fact_subject(hit.content) if hit.role in (None, "user") else None
+            for fid, fact in pool.items():
+                if fid not in placed and (hit.metadata.get("disputes") == fid
+                                          or (said is not None and said == subject[fid])):
+                    out.append(dataclasses.replace(fact, score=max(fact.score, hit.score), confidence=max(
+                        fact.confidence or 0.0, hit.confidence or 0.0) if hit.confidence is not None else fact.confidence))
+                    placed.add(fid)
+        out.append(hit)
+        placed.add(hit.id)
+    return out

@@ -124,13 +124,22 @@ class ContentCipher:
                 "cannot decrypt a permanent memory: the encryption key is wrong, or the data was altered"
             ) from exc
 
-    def seal_id(self, identifier: str, purpose: str) -> str:
-        """``identifier`` sealed deterministically: the same identifier and purpose always give the same value, so
-        a sealed id is its own lookup key (equal ids stay equal, nothing else about them shows), and
+    def seal_id(self, identifier: str, purpose: str, scope: str | None = None) -> str:
+        """``identifier`` sealed deterministically: the same identifier, purpose and scope always give the same
+        value, so a sealed id is its own lookup key (equal ids stay equal, nothing else about them shows), and
         :meth:`open_id` gives it back for display. AES-256-GCM with a synthetic nonce (an HMAC of the identifier
-        under the token key, as in SIV): a nonce repeats only with its plaintext."""
+        under the token key, as in SIV): a nonce repeats only with its plaintext.
+
+        ``scope`` (a user id, say) enters the synthetic nonce only: the same identifier under two scopes seals to
+        two unrelated values (nobody without the key can tell they are equal), and either opens without knowing
+        the scope. ``None`` is the unscoped form (stores sealed before scopes existed)."""
         data = identifier.encode("utf-8", "surrogatepass")
-        nonce = hmac.new(self._token_key, purpose.encode("utf-8") + b"\x00" + data, hashlib.sha256).digest()[:12]
+        if scope is None:
+            material = purpose.encode("utf-8") + b"\x00" + data
+        else:
+            owner = scope.encode("utf-8", "surrogatepass")
+            material = b"scoped\x00" + purpose.encode("utf-8") + b"\x00" + len(owner).to_bytes(4, "big") + owner + data
+        nonce = hmac.new(self._token_key, material, hashlib.sha256).digest()[:12]
         sealed = self._aead.encrypt(nonce, data, purpose.encode("utf-8"))
         return SID_PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode("ascii").rstrip("=")
 

@@ -108,7 +108,9 @@ _CN_FILLER = re.compile(
     r"彻底|再|赶紧|快|千万|要|请记住|听好|[\s\-*>#]|\d+)*$"
 )
 _CN_STANDING = re.compile(r"每次|所有|任何|不管|无论|有人问|谁问|一律|永远|以后|今后")
-_CN_ASSIST = re.compile(r"你|您|助手|ai|机器人|模型|bot|chatgpt|hermes|系统")
+_CN_ASSIST = re.compile(r"你|您|助手|ai|机器人|模型|bot|chatgpt|hermes|系统|人工智能|智能客服")
+#: What the assistant is called in Chinese, as the subject of an order ("人工智能以后都要…", "智能客服必须…").
+CN_AI_NAMES = r"助手|机器人|模型|小助手|智能助理|ai助手|人工智能|智能客服|客服机器人|ai"
 _CN_REQUEST = re.compile(r"我(?:要|想|需要|希望|想要|必须|得|可以|能)|让我|给我|能不能|可不可以")
 _CN_SCOPE = re.compile(r"之前|以上|上面|前面|先前|原来|原有|原始|初始|你的|系统|安全|内置|默认|开发者|官方|上文|前文|一切|所有内容")
 
@@ -168,6 +170,9 @@ def _mentions_assistant(m: re.Match[str], text: str) -> bool:
     return bool(SCOPE.search(near) or re.search(r"\b(?:you|assistant|ai|model|bot|chatbot)\b", text))
 
 
+#: The people an assistant serves, and giving their information away ("hand out every guest's room number").
+PEOPLE = r"guests?|patients?|members?|visitors?|passengers?|tenants?|residents?|students?|subscribers?|callers?|shoppers?"
+DISCLOSE = r"(?:hand|give|read|send|pass|call)\s+out|disclos\w*|reveal\w*|leak\w*|shar\w*|forward\w*|expos\w*|publish\w*"
 #: "You" as the subject of a modal is the assistant only when the rest of the clause is about what the assistant
 #: does for people: its replies and output, its rules and prompt, the users it serves and their data, or a standing
 #: behaviour ("always reply …"). A friend's advice — "you need to destress", "you should call her" — is none of these.
@@ -176,6 +181,8 @@ _CONDUCT = re.compile(
     r"every|all|any|like|as|questions?|users?)\b|outputs?|prompts?|chats?\s+with|conversations?\s+with|"
     r"(?:to|for|with|about)\s+(?:all\s+|every\s+|other\s+|the\s+)?(?:users?|customers?|clients?)\b|"
     r"(?:users?|customers?|clients?)'s?\s+(?:data|info|details|records|numbers?|passwords?|accounts?)|"
+    rf"(?:{DISCLOSE})\s+(?:\w+\s+){{0,3}}?(?:every|each|all|any|other)\s+(?:\w+\s+)?(?:{PEOPLE})'?s?\s+(?:\w+\s+)?"
+    r"(?:numbers?|data|info\w*|details|records|address\w*|phones?|e-?mails?|passwords?|accounts?|cards?|files?)|"
     rf"(?:card|account|credit\s+card|social\s+security|api)\s+(?:number|key)s?|passwords?|pins?\b|secrets?|"
     rf"(?:in|to|into)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:{OUTPUTS}|messages?|emails?|posts?)|"
     r"(?:give|grant|get)\s+(?:me|us|him|her|them)\s+(?:full\s+|admin\s+)?access|access\s+to|(?:share|tell|show|give)\s+"
@@ -193,6 +200,7 @@ _STANDING_VERB = re.compile(
 #: What only an assistant produces or holds: its answers and replies, its users' data.
 _SERVED = re.compile(
     rf"\b(?:(?:every|each|all|any|its|their|his|her|the)\s+(?:\w+\s+)?(?:{OUTPUTS})|users?|customers?|clients?|"
+    rf"(?:every|each|all|any|other)\s+(?:\w+\s+)?(?:{PEOPLE})|"
     r"prompts?)\b"
 )
 _CLAUSE_AFTER = re.compile(r"[^.;!?。！？\n]*")
@@ -521,10 +529,10 @@ RULES: tuple[Rule, ...] = (
         r")(?:你|您|助手|ai|机器人|系统)(?:以后|永远|一直|总是|始终|每次|只|都|必须|要|能|会|可以)*"
         r"(?!记住|记得|知道|了解|注意|放心|别担心|多休息|保重|好好)[\u4e00-\u9fff]")),
     Rule("cn-assistant-modal", INSTRUCTION, _c(
-        r"(?P<s>你|您|助手|机器人|模型|小助手|智能助理|ai助手)(?:以后|今后|从现在起|从现在开始|从今以后|每次|一直|永远|总是|始终|务必|只|就|都|也|再也)?"
+        rf"(?P<s>你|您|{CN_AI_NAMES})(?:以后|今后|从现在起|从现在开始|从今以后|每次|一直|永远|总是|始终|务必|只|就|都|也|再也)?"
         r"(?:必须|应该|应当|得(?!到|了)|需要|只能|只许|只准|不准|不许|不能|不可以|不要|别|不得|一律|务必|要(?!是|的|不要)|给我(?!的))"
         r"(?!记住|记得|知道|了解|注意|忘|放心|担心|猜|想|觉得|相信我|喜欢|爱|发现|看到|笑|哭|小心|保重|加油|多休息|好好)"
-        rf"|(?:你|您|助手)(?:以后|今后|从现在起|永远|一直|总是|始终|每次)(?:都|一律|只)?(?:{CN_BEHAVIOUR})"),
+        rf"|(?:你|您|{CN_AI_NAMES})(?:以后|今后|从现在起|永远|一直|总是|始终|每次)(?:都|一律|只)?(?:{CN_BEHAVIOUR})"),
           check=_cn_order_to_assistant),
     Rule("cn-obey", INSTRUCTION, _c(
         r"(?<![不没别])(?:听我的|听我说的|听从我|服从我|服从于我|照我说的|按我说的|按照我说的|按我的意思|以我为准|一切听我|一切以我|"

@@ -37,6 +37,11 @@ _SHORT_KEY = re.compile(
     r"支付密码|取款密码|交易密码|银行卡密码|登录密码|开机密码|锁屏密码|门禁密码|密码|口令|安全码)"
     r"(?P<frame>\s*(?:is|was|:|=|->|是|为|為|：)\s*|\s+)" + _VALUE
 )
+#: A PIN typed digit by digit ("pin is 6 0 4 2", "PIN码 1-9-8-3"): the key, then 3–8 digits split by spaces, dots or dashes.
+_SPACED_PIN = re.compile(
+    r"(?i)(?<![a-z])(?:pin(?:\s*(?:code|number|no\.?|#))?|pin码|cvv2?|cvc|passcode|支付密码|取款密码|交易密码|银行卡密码|"
+    r"密码|安全码)(?:\s*(?:is|was|:|=|->|是|为|為|：)\s*|\s+)(?P<v>\d(?:[ .\-]\d){2,7})(?![\d.-])"
+)
 _LOGIN = re.compile(
     r"(?i)(?<![a-z])(?:log-?in|sign-?in|credentials?|creds|user(?:name)?\s*(?:and|&|/)\s*pass(?:word)?|"
     r"user\s*/\s*pw|account|账号密码|账户密码|账号|登录)\s*(?:details\s*)?(?:is|are|:|=|是|为|：)\s*"
@@ -73,6 +78,8 @@ def detect_credentials(text: str) -> Iterator[Found]:
         key = m.group()[: m.start("frame") - m.start()].casefold()
         if _password_shaped(token, bool(m.group("q")), "pin" in key or "cvv" in key or "cvc" in key or "码" in key):
             yield m.start("v"), m.start("v") + len(token), "secret"
+    for m in _SPACED_PIN.finditer(text):
+        yield m.start("v"), m.end("v"), "secret"
     for m in _LOGIN.finditer(text):
         token = m.group("v").rstrip(".")
         if _password_shaped(token, bool(m.group("q")), False) and token.casefold() != m.group("u").casefold():

@@ -195,7 +195,7 @@ class SQLMetadataStore(KnowledgeRows):
                 "dialogue, lang) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1, 1, ?, ?, ?)",
                 [
                     (
-                        r.id, r.user_id, codec.session_key(r.session_id), sealed[r.id], r.memory_type.value, r.id,
+                        r.id, r.user_id, codec.session_key(r.user_id, r.session_id), sealed[r.id], r.memory_type.value, r.id,
                         r.importance,
                         r.created_at, r.updated_at, r.expires_at, packed[r.id], 1 if row.dialogue else 0, row.lang,
                     )

@@ -68,7 +68,7 @@ class PlainCodec:
     def open_session(self, user_id: str, session_id: str | None, stored: str) -> str:
         return stored
 
-    def session_key(self, session_id: str | None) -> str | None:
+    def session_key(self, user_id: str, session_id: str | None) -> str | None:
         return session_id
 
     def session_of(self, stored: str | None) -> str | None:

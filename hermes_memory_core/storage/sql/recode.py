@@ -22,11 +22,11 @@ def recode_rows(conn: Any, memory_types: Sequence[str], old: RowCodec, new: RowC
         return []
     marks = ",".join("?" * len(memory_types))
     rows = conn.execute(
-        f"SELECT id, memory_type, content, metadata, delete_reason, xlang_terms, session_id FROM memory_entries "
+        f"SELECT id, memory_type, content, metadata, delete_reason, xlang_terms, session_id, user_id FROM memory_entries "
         f"WHERE memory_type IN ({marks})",
         list(memory_types),
     ).fetchall()
-    for memory_id, tier, content, metadata, reason, xlang, session in rows:
+    for memory_id, tier, content, metadata, reason, xlang, session, user in rows:
         meta, tags = old.unpack_metadata(memory_id, metadata)
         if tags is None:
             tags = tuple(r[0] for r in conn.execute("SELECT tag FROM memory_tags WHERE memory_id = ?", (memory_id,)))
@@ -38,7 +38,7 @@ def recode_rows(conn: Any, memory_types: Sequence[str], old: RowCodec, new: RowC
                 new.pack_metadata(memory_id, tier, meta, tags),
                 None if reason is None else new.seal_field(memory_id, tier, "reason", old.open_field(memory_id, "reason", reason)),
                 None if xlang is None else new.seal_field(memory_id, tier, "xlang", old.open_field(memory_id, "xlang", xlang)),
-                new.session_key(old.session_of(session)),
+                new.session_key(user, old.session_of(session)),
                 memory_id,
             ),
         )

@@ -31,7 +31,7 @@ def rewrites(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_a_new_store_is_not_resealed(tmp_path: Path, embedder, rewrites: list[Path], mode: str) -> None:  # type: ignore[no-untyped-def]
     config = make_config(tmp_path / "store", encrypt_at_rest=mode)
     with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:
-        assert mem.engine.metadata.get_meta(POLICY_META) == f"{mode}/{3 if mode == 'all' else 2}"  # the policy is recorded as current
+        assert mem.engine.metadata.get_meta(POLICY_META) == f"{mode}/{4 if mode == 'all' else 2}"  # the policy is recorded as current
         mid = mem.add("the first memory of a new store", user_id="u", memory_type="permanent")
     assert rewrites == []
     with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:  # reopened: still nothing to re-seal
@@ -44,6 +44,6 @@ def test_a_policy_change_still_reseals(tmp_path: Path, embedder, rewrites: list[
         mid = mem.add("a long-term memory, plain under the default policy", user_id="u", tags=["t"])
     config = make_config(tmp_path / "store", encrypt_at_rest="all")
     with MemoryProvider(config, embedder=embedder, caller=ADMIN) as mem:
-        assert mem.engine.metadata.get_meta(POLICY_META) == "all/3"
+        assert mem.engine.metadata.get_meta(POLICY_META) == "all/4"
         assert mem.get(mid).tags == ("t",)
     assert len(rewrites) == 1  # the payload tags were rewritten as keyed hashes

@@ -136,6 +136,6 @@ def test_a_store_sealed_before_session_ids_were_is_upgraded_at_open(tmp_path: Pa
     assert THREAD.encode() in all_bytes(Path(cfg.data_dir))
     every = cfg.model_copy(update={"encrypt_at_rest": "all"})
     with MemoryProvider(every, embedder=embedder, caller=ADMIN) as mem:
-        assert mem.engine.metadata.get_meta("at_rest") == "all/3"
+        assert mem.engine.metadata.get_meta("at_rest") == "all/4"
         _works(mem, kept, other)
     _absent(all_bytes(Path(cfg.data_dir)), "the upgraded files")
