@@ -32,6 +32,7 @@ from hermes_memory_core.lifecycle.erasure import erase_memory, finish_erasures
 from hermes_memory_core.lifecycle.promotion import RememberResult, remember
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.portability import restore_bundle
+from hermes_memory_core.retrieval.recall import Recaller
 from hermes_memory_core.retrieval.search import Searcher, build_filter
 from hermes_memory_core.short_term.session import SessionMemory, Sessions
 from hermes_memory_core.storage.hot_cache import HotCache
@@ -113,6 +114,7 @@ class MemoryProvider(StoreAdministration):
         self.caller = caller or ANONYMOUS
         self._caller_given = caller is not None
         self._search = Searcher(engine.lookups)
+        self._recall = Recaller(self._search)
         self._background = BackgroundLifecycle(engine, self._llm_for)
         self._sessions = Sessions(engine.parts, self._background)
         open_providers.add(engine.store_key, self)
@@ -486,7 +488,7 @@ class MemoryProvider(StoreAdministration):
         itself (:func:`turn_context`): a turn never waits for the last one's archiving. The user's standing
         preferences about replies come first on every turn, beside ``top_k``. Filters and ``llm`` as in :meth:`search`."""
         self._background.settle(user_id, self.engine.config.recall_settle_seconds, shown_session)
-        return self._search.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
+        return self._recall.recall(query, user_id=user_id, top_k=top_k, session_id=session_id, tags=tags,
                                    time_range=time_range, now=now, min_score=min_score,
                                    who=self._acting(user_id, caller), llm=llm or self.llm)
 

@@ -183,7 +183,7 @@ def answers_a_question(record: MemoryRecord) -> bool:
     by the words of the question it answered (its keyword context), it would outrank the lines that hold the evidence
     and set the scale they are measured on. Recall of a question about the user or a third party leaves it out before
     fusion; a question to the assistant ("what did you suggest?") keeps it. The reply to the same question asked
-    before is brought back after ranking (:meth:`Searcher.recall`), where it cannot set the scale."""
+    before is brought back after ranking (:meth:`~hermes_memory_core.retrieval.recall.Recaller.recall`), where it cannot set the scale."""
     return record.is_conversation and record.role == "assistant" and record.metadata.get("answers") == "question"
 
 

@@ -1,4 +1,4 @@
-"""A search end to end: the filter, the two legs, fusion and ranking, the records of the hits, and the recall gate.
+"""A search end to end: the filter, the two legs, fusion and ranking, the records of the hits.
 
 1. **Filter** — :func:`build_filter` validates a caller's arguments into a :class:`SearchFilter` (one user, tiers the
    caller may read, session, tags, time range), which both legs apply inside their engines.
@@ -22,47 +22,28 @@
    columns; records of the returned hits come from the hot cache when still current, else from the store.
 6. **Floor** — with ``min_score`` a question whose best dense match stands out less than that (calibrated z) from
    ordinary sentences gets no hits at all; ``recall`` applies ``recall_min_score`` by default.
-7. **Recall** — :meth:`Searcher.recall` applies the gate (nothing for greetings and fillers) and the fact router
-   (permanent facts only for identity, configuration and compliance questions).
+Recall — what a chat turn is given — is decided over these candidates and scores in its own room
+(:mod:`~hermes_memory_core.retrieval.recall`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from hermes_memory_core import validation as v
-from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
-from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.as_of import search_as_of
-from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
-from hermes_memory_core.retrieval.ordering import (
-    ADDRESSED,
-    about_user_alone,
-    asks_about_talk,
-    close_to_best,
-    on_topic,
-    on_topic_first,
-    said_about_first,
-    speaker_first,
-)
 from hermes_memory_core.retrieval.ranking import Candidate, rank
 from hermes_memory_core.retrieval.recall_policy import (
     answers_a_question,
     asked,
-    covers_focus,
-    distinct,
-    focus_terms,
-    without_unanswering,
-    without_weak_lines,
 )
 from hermes_memory_core.retrieval.translation import (
     TRANSLATED_CROSS_DENSE_WEIGHT,
@@ -74,16 +55,13 @@ from hermes_memory_core.retrieval.translation import (
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.language import DenseCalibrator, Language, language_of
 from hermes_memory_core.text.perspective import to_third_person
-from hermes_memory_core.text.questions import asking_part, is_question, question_key
+from hermes_memory_core.text.questions import asking_part
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
-from hermes_memory_core.trust.authority import fact_subject, outranked_claims_below
-from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS, current_preferences
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryType
 
-__all__ = ["SearchFilter", "Searcher", "about_user_alone", "build_filter", "close_to_best", "on_topic_first", "readable_types",
-           "speaker_first"]
+__all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "build_filter", "readable_types"]
 
 #: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
 _TRANSLATION_VECTORS = 256
@@ -120,16 +98,8 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
     return allowed
 
 
-#: Above the relevance floor, a match this much weaker than a clear one (calibrated z) is kept only when a line
-#: shares a focus word with the question (:func:`~hermes_memory_core.retrieval.recall_policy.covers_focus`).
-FOCUS_MARGIN = 2.0
-
-#: A line in the other language than the question's, which shares no focus word with it, is kept on a match this much
-#: above the relevance floor.
-CROSS_FOCUS_MARGIN = 1.0
-
 #: Search with dense confidences computed and no floor (recall applies its own).
-_NO_FLOOR = -1e9
+NO_FLOOR = -1e9
 
 
 def build_filter(
@@ -188,11 +158,11 @@ class Searcher:
         if len(text) > limit:
             raise InvalidInputError(f"query has {len(text)} characters; the limit (max_content_chars) is {limit}")
         floor = None if min_score is None else v.check_score(min_score, "min_score")
-        request = self._request(text, user_id, v.check_top_k(top_k), memory_types, session_id, tags, time_range, now,
+        request = self.request(text, user_id, v.check_top_k(top_k), memory_types, session_id, tags, time_range, now,
                                 floor, as_of, who)
-        return self._execute(request, who, llm)
+        return self.execute(request, who, llm)
 
-    def _request(
+    def request(
         self, text: str, user_id: object, k: int, memory_types: Iterable[MemoryType | str] | None, session_id: object,
         tags: Iterable[str] | None, time_range: object, now: object, floor: float | None, as_of: object, who: Caller,
     ) -> _Request:
@@ -204,7 +174,7 @@ class Searcher:
         then = v.check_timestamp(as_of, "as_of")
         return _Request(text, flt, k, at, then, now is not None, floor)
 
-    def _execute(self, request: _Request, who: Caller, llm: LLM | None,
+    def execute(self, request: _Request, who: Caller, llm: LLM | None,
                  rest: list[Callable[[int], list[MemoryHit]]] | None = None) -> list[MemoryHit]:
         """Search validated arguments: as the store stands now, or as it stood at ``as_of`` (``rest``: see
         :meth:`run`; not for ``as_of``)."""
@@ -241,7 +211,7 @@ class Searcher:
         question they answered."""
         engine = self.engine
         weights = engine.config.ranking
-        n = self._leg_size(k)
+        n = self.leg_size(k)
         # a long query that ends with a question (a dialogue history, a condensed question with its context) is
         # matched on its question alone: the history's words match the lines it came from and every line that shares
         # its small talk (on LoCoMo, R@10 of a question after eight turns of its dialogue 0.04 with the history's words,
@@ -327,7 +297,7 @@ class Searcher:
                 # nothing stands out densely; a memory kept out of the vector index (permanent_vectors=False) can
                 # only be judged by its keyword match, so such matches stay
                 unvectored = {mid for mid, score in keyword
-                              if mid in fields and self._keyword_only(fields[mid].memory_type, score)}
+                              if mid in fields and self.keyword_only(fields[mid].memory_type, score)}
                 if not unvectored:
                     return []
                 candidates = unvectored
@@ -364,12 +334,12 @@ class Searcher:
             rest.append(read_on)
         return hits_of(ranked[:k])
 
-    def _leg_size(self, k: int) -> int:
+    def leg_size(self, k: int) -> int:
         """How many candidates each leg fetches for ``k`` hits."""
         weights = self.engine.config.ranking
         return max(weights.min_candidates, k * weights.candidate_multiplier)
 
-    def _keyword_only(self, memory_type: MemoryType | str, keyword_score: float | None) -> bool:
+    def keyword_only(self, memory_type: MemoryType | str, keyword_score: float | None) -> bool:
         """A keyword match on a memory kept out of the vector index (``permanent_vectors=False``): the floor judges
         dense matches, so such a memory is judged by its keywords alone and passes it."""
         return (keyword_score or 0.0) > 0 and not self.engine.has_vector(MemoryType(memory_type))
@@ -461,165 +431,3 @@ class Searcher:
                 if toks:
                     return toks
         return query_terms(text, cross_language=cross)
-
-    def recall(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        top_k: int = 5,
-        session_id: str | None = None,
-        tags: Iterable[str] | None = None,
-        time_range: tuple[float | None, float | None] | None = None,
-        now: float | None = None,
-        min_score: float | None = None,
-        who: Caller,
-        llm: LLM | None = None,
-    ) -> list[MemoryHit]:
-        """Gated recall for a chat turn (see :meth:`MemoryProvider.recall`); an over-long query is recalled on its
-        beginning and its end (``max_content_chars`` characters in all: the part that asks is at its end; a chat
-        turn never fails on a long message). The user's standing
-        preferences about replies come first on every turn, fillers included, beside the ``top_k`` recalled."""
-        self.engine.need_open()
-        query = ask_chars(v.check_text(query, "query"), self.engine.config.max_content_chars)
-        k = v.check_top_k(top_k)
-        floor = self.engine.config.recall_min_score if min_score is None else v.check_score(min_score, "min_score")
-        user_id = v.check_user_id(user_id)  # a filler asks nothing of the store, but a bad argument is still an error
-        plain = session_id is None and not tags and time_range is None
-        standing = self._standing(user_id, now) if plain else []
-        # a long query is judged on the question it ends with (search matches it on both)
-        asked = asking_part(query) or query
-        if not should_recall(asked):  # a filler asks nothing else of the store
-            return standing
-        permanent = needs_permanent(asked) and who.read_permanent
-        tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
-        # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
-        # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
-        request = replace(self._request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range,
-                                        now, None if floor is None else _NO_FLOOR, None, who),
-                          answers_only=not asks_about_talk(asked),
-                          own_words_only=not asks_about_talk(asked) and not ADDRESSED.search(asked))
-        rest: list[Callable[[int], list[MemoryHit]]] = []
-        found = self._execute(request, who, llm, rest)
-        # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
-        # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
-        # that did not know and a line said again: none takes an answer's place, nor passes the floor for it (asked
-        # once more, for as many again, while they filled the list)
-        about_talk = asks_about_talk(asked)
-
-        def usable(found: list[MemoryHit]) -> list[MemoryHit]:
-            return distinct(without_unanswering(prompt_safe_hits(found), about_talk))
-
-        hits = usable(found)
-        legs = self._leg_size(request.k)
-        for _ in range(2):
-            if not len(hits) < len(found) == request.k < v.MAX_TOP_K:
-                break
-            wider = min(request.k + 2 * (len(found) - len(hits)), v.MAX_TOP_K)
-            if rest and self._leg_size(wider) == legs:  # the same candidates, ranked the same: read on
-                found = found + rest[0](wider - request.k)
-                request = replace(request, k=wider)
-            else:
-                request, rest = replace(request, k=wider), []
-                found = self._execute(request, who, llm, rest)
-            hits = usable(found)
-        # the reply the user got when they asked this same question before answers it now (or the line it restated)
-        reply = self._reply_to_same(user_id, asked, now, hits, who) if request.own_words_only else []
-        repeat = distinct(reply + hits)[:1] if reply else []
-        hits = repeat + [h for h in hits if h.id not in {r.id for r in repeat}] if repeat else hits
-        topics = question_topics(asked)
-        if topics and plain:  # the user's current fact on the topic is its answer, however far down it ranked
-            hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
-        about_user = about_user_alone(asked)
-        ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
-        ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
-        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
-        talk = asks_about_talk(asked) and any(h.is_conversation or h.dialogue for h in hits)
-        best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
-        focus = focus_terms(to_third_person(asked, keep_requests=True))
-        addressed = bool(ADDRESSED.search(asked))  # "what did you suggest?": the assistant's lines are the evidence
-        if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
-            # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
-            # type?" is not answered by the lines that merely sound like a question about the user)
-            # (a line in the other language, where shared words are only the dictionary's guess, may stand on a
-            # clearer match instead)
-            ql, family = language_of(asked), subject_family(asked)
-            if focus and not any(covers_focus(h, focus) or (family is not None and subject_family(h.content) == family)
-                                 or (language_of(h.content) != ql and (h.confidence or 0.0) >= floor + CROSS_FOCUS_MARGIN)
-                                 for h in hits):
-                return standing
-        if floor is not None and not answered and not talk and best < floor:
-            unvectored = [h for h in hits if self._keyword_only(h.memory_type, h.keyword_score)]
-            if not unvectored:
-                return standing
-            ordered = unvectored
-        if talk:
-            ordered = said_about_first(ordered, asked)
-        kept = {h.id for h in standing}
-        recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
-        if floor is not None and not talk:
-            recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
-        return standing + [h for h in recalled if h.id not in kept][:k]
-
-    def _topic_facts(self, user_id: str, topics: frozenset[str], tiers: list[MemoryType], now: float | None,
-                     hits: list[MemoryHit], who: Caller) -> list[MemoryHit]:
-        """The user's current memories keyed by one of ``topics`` themselves (``residence``, ``occupation``: one value
-        each) that ``hits`` lack, as hits scored like the best of them: a question about where the user lives gets the
-        current residence whatever the ranking made of its wording ("The user moved from Berlin to Munich")."""
-        engine = self.engine
-        ids = [mid for tier in tiers if tier is not MemoryType.SHORT_TERM
-               for mid in engine.find_by_metadata_values(user_id, "fact_key", sorted(topics), tier).values()]
-        held = {h.id for h in hits}
-        wanted = [mid for mid in ids if mid not in held]
-        if not wanted:
-            return []
-        records = engine.active_records(wanted, user_id, now=engine.now(v.check_timestamp(now, "now")))
-        top = max((h.score for h in hits), default=1.0)
-        found = [MemoryHit(records[mid], top, 1.0, None, None, None, False) for mid in wanted if mid in records]
-        engine.note_access([h.record for h in found], user_id, who)
-        return found
-
-    def _claimed_facts(self, user_id: str, hits: list[MemoryHit], now: float | None, who: Caller) -> list[MemoryHit]:
-        """The tool-written facts (``metadata["subject"]``, readable by ``who``) that ``hits`` make a weaker claim
-        about and lack: the value a system of record wrote goes above a claim in chat (``outranked_claims_below``)."""
-        engine, held = self.engine, {h.id for h in hits}
-        subjects = sorted({s for h in hits if h.metadata.get("source") != "tool" for s in [fact_subject(h.content)] if s})
-        ids = {str(h.metadata["disputes"]) for h in hits if h.metadata.get("disputes")}
-        for tier in [MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if who.read_permanent else []):
-            ids |= set(engine.find_by_metadata_values(user_id, "subject", subjects, tier).values()) if subjects else set()
-        records = engine.active_records(sorted(ids - held), user_id, now=engine.now(v.check_timestamp(now, "now")))
-        found = [r for r in records.values() if r.memory_type is not MemoryType.PERMANENT or who.read_permanent]
-        engine.note_access(found, user_id, who)
-        top = max((h.score for h in hits), default=1.0)
-        return prompt_safe_hits([MemoryHit(r, top, 1.0, None, None, None, False) for r in found])
-
-    def _reply_to_same(self, user_id: str, query: str, now: float | None, hits: list[MemoryHit],
-                       who: Caller) -> list[MemoryHit]:
-        """The assistant's reply when the user asked this same question before (the newest), as a hit scored like the
-        best of ``hits``; none when it said it did not know (or the question was never asked)."""
-        engine = self.engine
-        if not is_question(query):
-            return []
-        mid = engine.find_by_metadata(user_id, "question", question_key(query), [MemoryType.SHORT_TERM])
-        if mid is None:
-            return []
-        records = engine.active_records([mid], user_id, now=engine.now(v.check_timestamp(now, "now")))
-        if mid not in records:
-            return []
-        top = max(hits, key=lambda h: h.score, default=None)
-        hit = MemoryHit(records[mid], top.score if top else 1.0, top.relevance if top else 1.0, None, None,
-                        top.confidence if top else None, True)
-        found = without_unanswering(prompt_safe_hits([hit]))
-        engine.note_access([h.record for h in found], user_id, who)
-        return found
-
-    def _standing(self, user_id: str, now: float | None) -> list[MemoryHit]:
-        """The user's current preferences about replies (language, length, tone, format: the keys of
-        :data:`~hermes_memory_core.trust.injection_preference.PREFERENCE_KEYS`), which hold for every answer, as
-        hits scored 1.0: only what the user's own words set (``standing_preference``), never a keyed memory another
-        writer gave such a key."""
-        engine, at = self.engine, self.engine.now(v.check_timestamp(now, "now"))
-        ids = {mid for key in ("standing", "fact_key")  # the preference path's own key, then any writer's topic key
-               for mid in engine.find_by_metadata_values(user_id, key, PREFERENCE_KEYS, MemoryType.LONG_TERM).values()}
-        records = engine.active_records(sorted(ids), user_id, now=at) if ids else {}
-        return [MemoryHit(rec, 1.0, 1.0, None, None, None, False) for rec in current_preferences(records.values())]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory_core import MemoryProvider
-from hermes_memory_core.retrieval.search import about_user_alone
+from hermes_memory_core.retrieval.ordering import about_user_alone
 from tests.fakes import Clock
 
 WEEK = 7 * 86_400

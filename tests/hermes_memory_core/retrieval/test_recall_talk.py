@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory_core import MemoryProvider
-from hermes_memory_core.retrieval.search import asks_about_talk
+from hermes_memory_core.retrieval.ordering import asks_about_talk
 from tests.fakes import Clock
 from tests.hermes_memory_core.retrieval.test_recall_speakers import talk_then_wait
 
