@@ -144,6 +144,15 @@ CREATE INDEX idx_entries_question ON memory_entries (user_id, (metadata::jsonb -
 ALTER INDEX idx_entries_question ALTER COLUMN 2 SET STATISTICS 0
 """
 
+_M012 = """
+CREATE INDEX idx_entries_subject ON memory_entries (user_id, (metadata::jsonb ->> 'subject'))
+    WHERE (metadata::jsonb ->> 'subject') IS NOT NULL;
+ALTER INDEX idx_entries_subject ALTER COLUMN 2 SET STATISTICS 0;
+CREATE INDEX idx_entries_standing ON memory_entries (user_id, (metadata::jsonb ->> 'standing'))
+    WHERE (metadata::jsonb ->> 'standing') IS NOT NULL;
+ALTER INDEX idx_entries_standing ALTER COLUMN 2 SET STATISTICS 0
+"""
+
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _M001),
@@ -157,6 +166,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m009_xlang_terms", _M009),
     ("m010_no_value_statistics", _M010),
     ("m011_lookup_indexes", _M011),
+    ("m012_subject_indexes", _M012),
 ]
 
 #: Tables whose integer ids come from an identity sequence (bumped after rows are copied in with their ids).

@@ -499,7 +499,7 @@ class SQLMetadataStore(KnowledgeRows):
     def find_by_metadata_values(self, user_id: str, key: str, values: Sequence[str],
                                 memory_types: Sequence[str]) -> dict[str, str]:
         """:meth:`find_by_metadata` for several values in one query: ``{value: id}`` for the values found; for
-        ``remark``, ``fact_key`` and ``question`` an index lookup on (user, value) at any store size (``m011``)."""
+        our lookup keys (``m011``, ``m012``) an index lookup on (user, value) at any store size."""
         sql = self.metadata_lookup_sql(key, len(values), len(memory_types))
         rows = self.reader().execute(sql, (user_id, *values, *memory_types)).fetchall()
         return {str(value): str(mid) for value, mid in reversed(rows)}  # the most recently updated one wins

@@ -152,6 +152,15 @@ def m011_lookup_indexes(conn: sqlite3.Connection) -> None:
         conn.execute(f"CREATE INDEX idx_entries_{key} ON memory_entries(user_id, {field}) WHERE {field} IS NOT NULL")
 
 
+def m012_subject_indexes(conn: sqlite3.Connection) -> None:
+    """Recall looks up, on every turn, the user's standing reply preferences (``standing``) and the system-of-record
+    facts on the subjects a recalled claim is about (``subject``): an index lookup per user like ``m011``'s, not a
+    scan of the user's memories (4 ms of a 10 ms recall at 4k memories)."""
+    for key in ("subject", "standing"):  # the keys as they were when this shipped (never edit a shipped migration)
+        field = lookup_expression(key)
+        conn.execute(f"CREATE INDEX idx_entries_{key} ON memory_entries(user_id, {field}) WHERE {field} IS NOT NULL")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_keyword_index,
@@ -164,6 +173,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m009_xlang_terms,
     m010_no_value_statistics,
     m011_lookup_indexes,
+    m012_subject_indexes,
 ]
 
 

@@ -45,6 +45,8 @@ def _rec(i: int) -> MemoryRecord:
         meta["fact_key"] = f"k{i}"
     if i % 2:
         meta["question"] = f"q{i // 2}"
+    if i % 100 == 0:
+        meta["subject"], meta["standing"] = f"s{i}", f"p{i}"
     return MemoryRecord(f"00000000-0000-4000-8000-{i:012d}", "u1" if i % 10 else "u2", "s1", f"line {i}",
                         MemoryType.SHORT_TERM, 0.3, 0, 1_000 + i, 1_000 + i, None, 1, (), meta)
 
@@ -56,7 +58,7 @@ def _plan(store: SQLMetadataStore, key: str, values: list[str]) -> str:
     return "\n".join(" ".join(str(c) for c in row) for row in rows)
 
 
-@pytest.mark.parametrize("key", ["remark", "fact_key", "question"])
+@pytest.mark.parametrize("key", ["remark", "fact_key", "question", "subject", "standing"])
 def test_a_lookup_by_value_uses_its_index(store: SQLMetadataStore, key: str) -> None:
     if isinstance(store, SQLiteMetadataStore):
         with store.atomic() as conn:

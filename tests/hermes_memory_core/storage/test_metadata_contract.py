@@ -29,7 +29,7 @@ from tests.conftest import BACKENDS, NEEDS_POSTGRES, POSTGRES_URL, TEST_KEY, fre
 MIGRATION_NAMES = [
     "m001_initial", "m002_keyword_index", "m003_sessions", "m004_keyword_context", "m005_dialogue_flag",
     "m006_language", "m007_keyword_upkeep", "m008_session_archive", "m009_xlang_terms",
-    "m010_no_value_statistics", "m011_lookup_indexes",
+    "m010_no_value_statistics", "m011_lookup_indexes", "m012_subject_indexes",
 ]
 SEALED = ("permanent",)
 CORPUS = [
