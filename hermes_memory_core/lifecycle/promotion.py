@@ -440,6 +440,9 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
                                                 _dedupe_tiers(MemoryType.LONG_TERM, caller))
         fact = engine.reads.record(found) if found else None
         return p if fact is None else _kept_apart(engine, p, fact, caller)
+    if target is not None and standing_preference(target.content, target.metadata) \
+            and not standing_preference(item.content, item.metadata or {}):
+        return p  # how the user wants to be answered changes only by their own words ("from now on…" by a tool is kept beside)
     if target is None:
         return p
     if target.memory_type is not MemoryType.PERMANENT and p.weight < fact_authority(target) == 2:

@@ -88,7 +88,7 @@ _WRAPPER_EN = (r"i(?:'d|\s+would)\s+(?:like|prefer|love)\s+(?:it\s+if\s+)?you\s+
                r"i\s+prefer\s+(?:that\s+|it\s+when\s+|it\s+if\s+)?you\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?|"
                r"you\s+(?:should|must|can)\s+")
 _LEAD_EN = rf"(?:(?:please|pls|kindly|hey|ok|okay|also|and|so)\s*,?\s+|(?:{_LASTING_EN})\s*,?\s+|(?:{_WRAPPER_EN}))*"
-_TO_ME = r"(?:\s+(?:to|with)\s+me)?"
+_TO_ME = r"(?:\s+(?:(?:to|with)\s+)?me)?"  # "reply to me", "talk with me", "answer me"
 _SPEAK = r"(?:reply|respond|answer|talk|speak|write|chat|communicate|converse)"
 _CORES_EN: dict[str, str] = {  # topic -> the core of such a preference
     "reply_language": (

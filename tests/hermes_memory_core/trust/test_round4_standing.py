@@ -153,3 +153,27 @@ def test_the_batch_path_keeps_the_rule(mem: MemoryProvider) -> None:
                    "user_id": USER, "memory_type": MemoryType.LONG_TERM, "metadata": {"fact_key": "reply_language"}}],
                  trusted=True)
     assert _standing(mem) == ["The user prefers replies in Japanese."] and mem.get(mine).version == 1
+
+
+@pytest.mark.parametrize("change", [
+    "User prefers replies in Spanish from now on.", "From now on the user wants answers in Japanese.",
+    "The user no longer wants Chinese replies; switch to French going forward.",
+])
+def test_a_change_worded_by_the_model_never_versions_the_users_preference(mem: MemoryProvider, change: str) -> None:
+    """A write reporting a change ("from now on…") takes the change path, not the topic key: it too is kept beside the
+    user's preference (found by a new user trying the memory tools)."""
+    from langchain_hermes_memory import create_memory_tools
+
+    mine = mem.remember("From now on, please reply to me in Chinese.", user_id=USER)
+    manage = next(t for t in create_memory_tools(mem, user_id=USER) if t.name == "manage_memory")
+    manage.invoke({"content": change, "action": "create"})
+    assert [v.content for v in mem.history(mine.id, caller=Caller.admin("t"))] == [mine.content]
+    assert _standing(mem) == [mine.content]
+
+
+@pytest.mark.parametrize("words", ["Please always answer me in Chinese.", "Always answer me in Chinese, please.",
+                                   "Answer me in English from now on."])
+def test_answer_me_in_a_language_is_the_users_preference(mem: MemoryProvider, words: str) -> None:
+    result = mem.remember(words, user_id=USER)
+    assert result.action.value == "added", result
+    assert _standing(mem) == [result.content]
