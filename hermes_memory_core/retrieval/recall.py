@@ -109,17 +109,18 @@ class Recaller:
         tiers = [MemoryType.SHORT_TERM, MemoryType.LONG_TERM] + ([MemoryType.PERMANENT] if permanent else [])
         # the floor is applied here, not in search: a keyed fact on the question's topic is its answer however
         # its current version is worded ("用户从北京搬到上海了" for "用户住在哪里？")
-        request = replace(self.searcher.request(query, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags, time_range,
-                                        now, None if floor is None else NO_FLOOR, None, who),
-                          answers_only=not asks_about_talk(asked),
-                          own_words_only=not asks_about_talk(asked) and not ADDRESSED.search(asked))
+        about_talk = asks_about_talk(asked)  # "what did I say about…": the lines said are the evidence
+        addressed = bool(ADDRESSED.search(asked))  # "what did you suggest?": the assistant's lines are the evidence
+        # search is given the question alone (it would find the same in the whole query)
+        request = replace(self.searcher.request(asked, user_id, min(2 * k, v.MAX_TOP_K), tiers, session_id, tags,
+                                                time_range, now, None if floor is None else NO_FLOOR, None, who),
+                          answers_only=not about_talk, own_words_only=not about_talk and not addressed)
         rest: list[Callable[[int], list[MemoryHit]]] = []
         found = self.searcher.execute(request, who, llm, rest)
         # what the read-time guard withholds from prompts leaves before the cut, so it never takes the place of a
         # memory that may be shown; so do what the user asked before (it holds no answer; its reply may), a reply
         # that did not know and a line said again: none takes an answer's place, nor passes the floor for it (asked
         # once more, for as many again, while they filled the list)
-        about_talk = asks_about_talk(asked)
 
         def usable(found: list[MemoryHit]) -> list[MemoryHit]:
             return distinct(without_unanswering(prompt_safe_hits(found), about_talk))
@@ -140,7 +141,8 @@ class Recaller:
         # the reply the user got when they asked this same question before answers it now (or the line it restated)
         reply = self._reply_to_same(user_id, asked, now, hits, who) if request.own_words_only else []
         repeat = distinct(reply + hits)[:1] if reply else []
-        hits = repeat + [h for h in hits if h.id not in {r.id for r in repeat}] if repeat else hits
+        if repeat:
+            hits = repeat + [h for h in hits if h.id != repeat[0].id]
         topics = question_topics(asked)
         if topics and plain:  # the user's current fact on the topic is its answer, however far down it ranked
             hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
@@ -148,10 +150,9 @@ class Recaller:
         ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
         ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
         answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
-        talk = asks_about_talk(asked) and any(h.is_conversation or h.dialogue for h in hits)
+        talk = about_talk and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
         focus = focus_terms(to_third_person(asked, keep_requests=True))
-        addressed = bool(ADDRESSED.search(asked))  # "what did you suggest?": the assistant's lines are the evidence
         if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
             # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
             # type?" is not answered by the lines that merely sound like a question about the user)

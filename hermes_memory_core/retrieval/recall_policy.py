@@ -128,8 +128,7 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
 
 def _lifted(source: MemoryHit, reply: MemoryHit) -> MemoryHit:
     """``source`` with the better of its own and ``reply``'s score and confidence."""
-    confidence = source.confidence if reply.confidence is None else max(source.confidence or reply.confidence,
-                                                                         reply.confidence)
+    confidence = max((c for c in (source.confidence, reply.confidence) if c is not None), default=None)
     return replace(source, score=max(source.score, reply.score), confidence=confidence)
 
 
