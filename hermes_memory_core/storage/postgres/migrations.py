@@ -132,26 +132,19 @@ ALTER TABLE sessions ALTER COLUMN session_id SET STATISTICS 0
 # The metadata values found by equality (a conversation memory's remark, a fact's key, the question an answer answered) are index lookups per user, not
 # a scan of the user's rows on every archived message; partial, so rows without one cost nothing. No statistics:
 # the expressions hold user data (see m010).
-_M011 = """
-CREATE INDEX idx_entries_remark ON memory_entries (user_id, (metadata::jsonb ->> 'remark'))
-    WHERE (metadata::jsonb ->> 'remark') IS NOT NULL;
-ALTER INDEX idx_entries_remark ALTER COLUMN 2 SET STATISTICS 0;
-CREATE INDEX idx_entries_fact_key ON memory_entries (user_id, (metadata::jsonb ->> 'fact_key'))
-    WHERE (metadata::jsonb ->> 'fact_key') IS NOT NULL;
-ALTER INDEX idx_entries_fact_key ALTER COLUMN 2 SET STATISTICS 0;
-CREATE INDEX idx_entries_question ON memory_entries (user_id, (metadata::jsonb ->> 'question'))
-    WHERE (metadata::jsonb ->> 'question') IS NOT NULL;
-ALTER INDEX idx_entries_question ALTER COLUMN 2 SET STATISTICS 0
-"""
+def _lookup_indexes(keys: tuple[str, ...]) -> str:
+    """Partial expression indexes on (user, ``metadata ->> key``) for metadata values looked up by equality; no
+    planner statistics on the values (user data)."""
+    return ";\n".join(
+        f"CREATE INDEX idx_entries_{key} ON memory_entries (user_id, (metadata::jsonb ->> '{key}'))\n"
+        f"    WHERE (metadata::jsonb ->> '{key}') IS NOT NULL;\n"
+        f"ALTER INDEX idx_entries_{key} ALTER COLUMN 2 SET STATISTICS 0"
+        for key in keys)
 
-_M012 = """
-CREATE INDEX idx_entries_subject ON memory_entries (user_id, (metadata::jsonb ->> 'subject'))
-    WHERE (metadata::jsonb ->> 'subject') IS NOT NULL;
-ALTER INDEX idx_entries_subject ALTER COLUMN 2 SET STATISTICS 0;
-CREATE INDEX idx_entries_standing ON memory_entries (user_id, (metadata::jsonb ->> 'standing'))
-    WHERE (metadata::jsonb ->> 'standing') IS NOT NULL;
-ALTER INDEX idx_entries_standing ALTER COLUMN 2 SET STATISTICS 0
-"""
+
+# the keys as they were when each shipped (never edit a shipped migration)
+_M011 = _lookup_indexes(("remark", "fact_key", "question"))
+_M012 = _lookup_indexes(("subject", "standing"))
 
 #: (name, DDL) in order; never edit one that has shipped, add new ones at the end.
 MIGRATIONS: list[tuple[str, str]] = [
