@@ -226,8 +226,10 @@ class BackgroundLifecycle:
                 for uid, sid in self.parts.sessions.unarchived(at, 0, user_id=user_id, except_session=session_id):
                     said += end_session(self.engine, uid, sid)
         promoted = promote_queued(self.engine, self.llm_for, self.health)
-        if promoted or (said and self.llm_for(_user_of(job), session) is not None):
-            self.schedule_terms()  # promoted and conversation memories get their key terms too
+        if (promoted or said) and self.llm_for(_user_of(job), session) is not None:
+            # promoted and conversation memories get their key terms too, from the model that serves them: without
+            # one a sweep asks nobody, yet reads up to 2,000 memories lacking terms (every conversation line does)
+            self.schedule_terms()
 
 
 def _user_of(job: Job) -> str:

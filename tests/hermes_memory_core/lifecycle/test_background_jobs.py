@@ -61,3 +61,40 @@ def test_a_turn_written_in_a_session_is_kept_and_settle_waits_for_it(config: Mem
         kept = mem.list_memories(user_id="u1")
         assert any("tortoises" in r.content for r in kept)
 
+
+
+class _Model:
+    """A host model that answers nothing useful (the test only asks whether a sweep was scheduled for it)."""
+
+    def complete(self, prompt: str) -> str:
+        return ""
+
+    async def acomplete(self, prompt: str) -> str:
+        return ""
+
+
+def _sweeps(mem: MemoryProvider, session_llm: object | None) -> int:
+    """How many key-term sweeps a session in which the user says something about themselves runs, its end included."""
+    life: BackgroundLifecycle = mem._background  # type: ignore[attr-defined]
+    swept: list[int] = []
+    real = life.terms.sweep
+    life.terms.sweep = lambda: swept.append(1) or real()  # type: ignore[method-assign]
+    session = mem.session("u1", "s1", llm=session_llm)  # type: ignore[arg-type]
+    session.add_messages([("user", "I moved to Hangzhou last spring."), ("assistant", "Hangzhou is lovely.")])
+    session.close()
+    mem.flush()
+    if session_llm is None:  # the rules promoted what the user said (a model that answers nothing promotes nothing)
+        assert mem.list_memories(user_id="u1", memory_types=["long_term", "permanent"])
+    return len(swept)
+
+
+def test_no_key_term_sweep_without_a_model_to_ask(config: MemoryConfig, embedder: Embedder) -> None:
+    # a sweep asks the model that serves a memory; with none it asked nobody, yet read up to 2,000 memories lacking
+    # terms (every conversation line of a store without a model) after each promotion: a write cost that grew
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
+        assert _sweeps(mem, None) == 0
+
+
+def test_a_session_with_a_model_still_sweeps_what_it_promoted(config: MemoryConfig, embedder: Embedder) -> None:
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
+        assert _sweeps(mem, _Model()) >= 1
