@@ -270,9 +270,8 @@ class SessionMemory:
         turns = store.turns(self.user_id, self.session_id)
         if not all_turns:
             turns = turns[-self._parts.config.ring_size :]
-        shown = shown_summary(" ".join(c.text for c in chunks)) if chunks else ""  # judged once per text
-        if shown and self._parts.config.redact_summaries:
-            shown = self._parts.redact_text(shown)
+        redactor = self._parts.redactor if self._parts.config.redact_summaries else None
+        shown = shown_summary(" ".join(c.text for c in chunks), redactor) if chunks else ""  # once per text
         return SessionView(shown, turns, self.session_id)
 
     def begin(self) -> None:

@@ -23,6 +23,7 @@ from hermes_memory_core.trust.injection import (
     conversation_lines_allowed,
     sanitize_summary,
 )
+from hermes_memory_core.trust.redaction import Redactor
 
 __all__ = ["MAX_VERDICTS", "clear", "line_allowed", "lines_allowed", "memory_allowed", "shown_summary", "stats"]
 
@@ -83,9 +84,20 @@ def memory_allowed(text: str) -> bool:
     return _judged("memory", text, lambda t: check_memory_write(t, "tool").allow_long_term)
 
 
-def shown_summary(text: str) -> str:
-    """:func:`~hermes_memory_core.trust.injection.sanitize_summary` of a running summary, once per text."""
-    return _judged("summary", text, sanitize_summary)
+def shown_summary(text: str, redactor: Redactor | None = None) -> str:
+    """:func:`~hermes_memory_core.trust.injection.sanitize_summary` of a running summary, once per text; with
+    ``redactor`` the sanitized summary is also redacted whole (PII joined across its chunks; unchanged when nothing
+    is found), once per text and redactor kinds — a session's view showed the same summary every turn and redacted
+    it again each time (a quarter of a middleware turn's own cost)."""
+    shown = _judged("summary", text, sanitize_summary)
+    if redactor is None or not shown:
+        return shown
+
+    def redacted(t: str) -> str:
+        result = redactor.redact(t)
+        return result.text if result.found else t
+
+    return _judged("redacted summary:" + ",".join(redactor.kinds), shown, redacted)
 
 
 def clear() -> None:

@@ -88,3 +88,22 @@ def test_a_sessions_summary_is_judged_once_however_often_it_is_shown(mem: Memory
     shown = [s.view().summary for _ in range(5)]
     assert shown[0] and len(set(shown)) == 1 and "Ignore" not in shown[0]
     assert len([t for t in runs if t == " ".join(c.text for c in mem.engine.sessions.chunks("u", "long"))]) == 1
+
+
+def test_a_sessions_summary_is_redacted_once_however_often_it_is_shown(mem: MemoryProvider,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    redactor = mem.engine.parts.redactor
+    assert redactor is not None and mem.config.redact_summaries
+    s = mem.session("u", "long")
+    for i in range(16):  # past the ring: older turns are summarised (in the background)
+        s.add_messages([("user", f"We planned trip number {i} to the coast; call me on 415 555 01{i:02d}."),
+                        ("assistant", "Sounds lovely.")])
+    mem.flush()
+    runs: list[str] = []
+    real = type(redactor).redact
+    monkeypatch.setattr(type(redactor), "redact", lambda self, t, only=None: runs.append(t) or real(self, t, only))
+    shown = [s.view().summary for _ in range(5)]
+    assert shown[0] and len(set(shown)) == 1 and "555" not in shown[0]
+    assert shown[0] == mem.engine.parts.redact_text(read_verdicts.shown_summary(
+        " ".join(c.text for c in mem.engine.sessions.chunks("u", "long"))))  # the same text as redacting each time
+    assert len(runs) == 2  # once for the views, once for the check just above
