@@ -26,7 +26,9 @@ killed process redoes writes nothing twice.
 from __future__ import annotations
 
 import hashlib
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -40,8 +42,8 @@ from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.trust.read_verdicts import lines_allowed
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType, Message
 
-__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "archive_completed", "archive_turns", "conversation_id",
-           "end_session", "erase_said", "speaker", "user_words"]
+__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "CountedRepeats", "archive_completed", "archive_turns",
+           "conversation_id", "end_session", "erase_said", "speaker", "user_words"]
 
 
 class ConversationStore(WithParts, WithLookups, WithReads, WithWrites, Protocol):
@@ -81,14 +83,42 @@ def _pieces(text: str) -> list[str]:
     return [p for p in [*out, text] if p]
 
 
+class CountedRepeats:
+    """The messages (their memory ids) whose repetition of a remark one store's archiving has counted in this process.
+
+    A repeated remark is not stored under its own id, so that id's absence cannot say it was handled: without this,
+    every archive of a session counted each repeat still in its buffer again (up to a ring of them per turn, each a
+    write and an access-log row). Bounded (the most recent ``limit``); a new process may count a buffered repeat
+    once more, never once per turn.
+    """
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.limit = limit
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, memory_id: object) -> bool:
+        with self._lock:
+            return memory_id in self._ids
+
+    def add(self, memory_id: str) -> None:
+        with self._lock:
+            self._ids[memory_id] = None
+            self._ids.move_to_end(memory_id)
+            while len(self._ids) > self.limit:
+                self._ids.popitem(last=False)
+
+
 def _remark(role: str, text: str) -> str:
     """The key of a remark: who said it and what it says up to case, punctuation and filler words."""
     return hashlib.sha256(repr((role, fact_signature(text))).encode()).hexdigest()[:32]
 
 
-def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turns: Sequence[Sequence[Message]]) -> int:
+def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turns: Sequence[Sequence[Message]],
+                  repeats: CountedRepeats | None = None) -> int:
     """Keep the user and assistant messages of ``turns`` as conversation memories (see the module docstring), in
-    one batch write. Returns how many memories were written (repeats and pieces already stored are not)."""
+    one batch write. Returns how many memories were written (repeats and pieces already stored are not).
+    ``repeats``: the store's counted repeats (a repeat it holds is not counted again)."""
     if not engine.parts.config.conversation_memories:
         return 0
     items: list[MemoryItem] = []
@@ -107,12 +137,16 @@ def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turn
                 continue
             for piece_no, piece in enumerate(_pieces(text)):
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
+                if repeats is not None and mid in repeats:
+                    continue  # its repetition was counted when an earlier archive of this buffer met it
                 if engine.reads.record(mid, include_inactive=True) is not None:
                     continue  # archived before a crash, or since deleted: either way not again
                 remark = _remark(role, piece)
                 held = engine.lookups.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
                 if held is not None:
                     engine.writes.note_repeat(held, "conversation")
+                    if repeats is not None:
+                        repeats.add(mid)
                     continue
                 if remark in batch_remarks:
                     continue
@@ -129,7 +163,8 @@ def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turn
     return len(items)
 
 
-def archive_completed(engine: ConversationStore, user_id: str, session_id: str, open_turn: bool = False) -> int:
+def archive_completed(engine: ConversationStore, user_id: str, session_id: str, open_turn: bool = False,
+                      repeats: CountedRepeats | None = None) -> int:
     """Keep the session's completed turns (those the assistant answered, and every turn before the last) as
     conversation memories now, without waiting for them to leave the ring: what was said is findable from the next
     session on, however the last one ended. Turns already kept are skipped (their ids exist).
@@ -141,7 +176,7 @@ def archive_completed(engine: ConversationStore, user_id: str, session_id: str, 
     turns = engine.parts.sessions.turns(user_id, session_id)
     if turns and not open_turn and all(m.role in USER_ROLES for m in turns[-1]):
         turns = turns[:-1]  # the open turn: its answer is still to come
-    return archive_turns(engine, user_id, session_id, turns) if turns else 0
+    return archive_turns(engine, user_id, session_id, turns, repeats) if turns else 0
 
 
 def erase_said(
@@ -160,7 +195,7 @@ def erase_said(
     return found
 
 
-def end_session(engine: ConversationStore, user_id: str, session_id: str) -> int:
+def end_session(engine: ConversationStore, user_id: str, session_id: str, repeats: CountedRepeats | None = None) -> int:
     """A session ended: archive its buffered turns past the archive mark (conversation memories) and queue what the
     user said in them for promotion, moving the mark. The buffer itself stays (a session that goes on keeps its
     context); its turns are not archived again when they leave the ring. Returns the memories written."""
@@ -169,7 +204,7 @@ def end_session(engine: ConversationStore, user_id: str, session_id: str) -> int
     turns = [t for t in sessions.turns(user_id, session_id) if t and t[0].turn > mark]
     if not turns:
         return 0
-    written = archive_turns(engine, user_id, session_id, turns)
+    written = archive_turns(engine, user_id, session_id, turns, repeats)
     sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.parts.now(),
                            said_at=[t[0].created_at for t in turns])
     return written

@@ -69,6 +69,8 @@ def compact_session(parts: StoreParts, user_id: str, session_id: str, llm: LLM |
             if cfg.redact_summaries:
                 tight = parts.redact_text(tight)
             sessions.replace_chunks(user_id, session_id, [c.id for c in older], tight, parts.now())
-    if appended:  # the summary the next turn shows is judged here, off the chat path (read_verdicts keeps it)
-        shown_summary(" ".join(c.text for c in sessions.chunks(user_id, session_id)))
+    if appended:  # the summary the next turn shows is judged and redacted here, off the chat path (read_verdicts
+        # keeps both), and so is the renderer's check of what the view shows
+        redactor = parts.redactor if cfg.redact_summaries else None
+        shown_summary(shown_summary(" ".join(c.text for c in sessions.chunks(user_id, session_id)), redactor))
     return appended

@@ -111,6 +111,22 @@ def test_repeated_remark_is_one_memory_counting_repeats(store: tuple[MemoryProvi
     assert len(marathon) == 1 and marathon[0].access_count >= 2
 
 
+def test_a_repeat_still_in_the_buffer_is_counted_once(store: tuple[MemoryProvider, Clock]) -> None:
+    # the assistant says the same thing every turn: each turn after the first repeats the remark once; every archive
+    # of the session meets the repeats still in its buffer again, and counted each of them again (a write each)
+    mem, clock = store
+    s = mem.session("u1", "chat")
+    for i in range(8):
+        clock.now += 60
+        s.add_messages([("user", f"Today I repotted plant number {i} on the balcony."),
+                        ("assistant", "Lovely, tell me more about the garden.")])
+        mem.flush()  # each turn's archive runs over the buffer before the next turn
+    s.close()
+    mem.flush()
+    said = [r for r in _conversation(mem) if "garden" in r.content]
+    assert len(said) == 1 and said[0].access_count == 7
+
+
 def test_fillers_and_injections_never_become_memories(store: tuple[MemoryProvider, Clock]) -> None:
     mem, clock = store
     _talk(mem, clock, "s", [("user", "ok"), ("assistant", "Sure."),

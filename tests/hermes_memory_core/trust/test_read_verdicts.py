@@ -103,7 +103,7 @@ def test_a_sessions_summary_is_redacted_once_however_often_it_is_shown(mem: Memo
     real = type(redactor).redact
     monkeypatch.setattr(type(redactor), "redact", lambda self, t, only=None: runs.append(t) or real(self, t, only))
     shown = [s.view().summary for _ in range(5)]
+    assert len(runs) <= 1  # at most once for five views (none when compaction redacted it in the background)
     assert shown[0] and len(set(shown)) == 1 and "555" not in shown[0]
     assert shown[0] == mem.engine.parts.redact_text(read_verdicts.shown_summary(
         " ".join(c.text for c in mem.engine.sessions.chunks("u", "long"))))  # the same text as redacting each time
-    assert len(runs) == 2  # once for the views, once for the check just above
