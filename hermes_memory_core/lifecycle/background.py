@@ -20,7 +20,7 @@ from typing import Protocol
 
 from hermes_memory_core.engine.faces import WithEraser, WithLookups, WithParts, WithReads, WithUpkeep, WithWrites
 from hermes_memory_core.lifecycle.conversation import (
-    CountedRepeats,
+    ArchivedMessages,
     archive_completed,
     archive_turns,
     end_session,
@@ -115,7 +115,7 @@ class BackgroundLifecycle:
         self.health = ClassifierHealth()  # how many of the model's classifications could be read
         self.worker: BackgroundWorker[Job] = BackgroundWorker(self._run)
         self.terms = TermWriter(engine, llm_for)
-        self.repeats = CountedRepeats()  # repeated remarks already counted (each once, not on every archive)
+        self.archived = ArchivedMessages()  # messages archived (kept, or counted as a repeat) by this process
 
     # ------------------------------------------------------------------ what the sessions tell (SessionEvents)
     def written(self, user_id: str, session_id: str, *, opened: bool, overflowing: bool) -> None:
@@ -222,17 +222,17 @@ class BackgroundLifecycle:
                 return
             case Compact(user_id, session_id):
                 compact_session(self.parts, user_id, session_id, self.llm_for(user_id, session_id),
-                                partial(archive_turns, self.engine, repeats=self.repeats))
+                                partial(archive_turns, self.engine, settled=self.archived))
                 said, session = 1, session_id  # compaction may have archived turns; a sweep with nothing to do is cheap
             case Archive(user_id, session_id, open_turn):
                 said = archive_completed(self.engine, user_id, session_id, open_turn=open_turn,
-                                         repeats=self.repeats)
+                                         settled=self.archived)
                 session = session_id
             case EndSession(user_id, session_id):
-                said, session = end_session(self.engine, user_id, session_id, self.repeats), session_id
+                said, session = end_session(self.engine, user_id, session_id, self.archived), session_id
             case EndLeftSessions(user_id, session_id, at):
                 for uid, sid in self.parts.sessions.unarchived(at, 0, user_id=user_id, except_session=session_id):
-                    said += end_session(self.engine, uid, sid, self.repeats)
+                    said += end_session(self.engine, uid, sid, self.archived)
         promoted = promote_queued(self.engine, self.llm_for, self.health)
         if (promoted or said) and self.llm_for(_user_of(job), session) is not None:
             # promoted and conversation memories get their key terms too, from the model that serves them: without

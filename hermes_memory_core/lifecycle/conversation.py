@@ -42,7 +42,7 @@ from hermes_memory_core.trust.permissions import LIFECYCLE
 from hermes_memory_core.trust.read_verdicts import lines_allowed
 from hermes_memory_core.types import CONVERSATION_KIND, MemoryItem, MemoryRecord, MemoryType, Message
 
-__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "CountedRepeats", "archive_completed", "archive_turns",
+__all__ = ["CONVERSATION_IMPORTANCE", "PIECE_CHARS", "ArchivedMessages", "archive_completed", "archive_turns",
            "conversation_id", "end_session", "erase_said", "speaker", "user_words"]
 
 
@@ -83,13 +83,15 @@ def _pieces(text: str) -> list[str]:
     return [p for p in [*out, text] if p]
 
 
-class CountedRepeats:
-    """The messages (their memory ids) whose repetition of a remark one store's archiving has counted in this process.
+class ArchivedMessages:
+    """The messages (their memory ids) one store's archiving has settled in this process: kept, found kept, or
+    counted as a repeat of a remark already held.
 
-    A repeated remark is not stored under its own id, so that id's absence cannot say it was handled: without this,
-    every archive of a session counted each repeat still in its buffer again (up to a ring of them per turn, each a
-    write and an access-log row). Bounded (the most recent ``limit``); a new process may count a buffered repeat
-    once more, never once per turn.
+    A session's archive runs over every turn still in its buffer, on every turn. A repeated remark is not stored
+    under its own id, so that id's absence could not say it was handled: each archive counted every repeat still in
+    the buffer again (a write and an access-log row each). And a turn kept before was read again, line by line, to
+    find its ids stored. A turn whose lines are all settled here is passed over. Bounded (the most recent
+    ``limit``); a new process reads the buffer once and may count a buffered repeat once more, never once per turn.
     """
 
     def __init__(self, limit: int = 100_000) -> None:
@@ -101,10 +103,11 @@ class CountedRepeats:
         with self._lock:
             return memory_id in self._ids
 
-    def add(self, memory_id: str) -> None:
+    def add(self, *memory_ids: str) -> None:
         with self._lock:
-            self._ids[memory_id] = None
-            self._ids.move_to_end(memory_id)
+            for memory_id in memory_ids:
+                self._ids[memory_id] = None
+                self._ids.move_to_end(memory_id)
             while len(self._ids) > self.limit:
                 self._ids.popitem(last=False)
 
@@ -115,38 +118,45 @@ def _remark(role: str, text: str) -> str:
 
 
 def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turns: Sequence[Sequence[Message]],
-                  repeats: CountedRepeats | None = None) -> int:
+                  settled: ArchivedMessages | None = None) -> int:
     """Keep the user and assistant messages of ``turns`` as conversation memories (see the module docstring), in
     one batch write. Returns how many memories were written (repeats and pieces already stored are not).
-    ``repeats``: the store's counted repeats (a repeat it holds is not counted again)."""
+    ``settled``: the store's archived messages in this process (:class:`ArchivedMessages`: passed over; the
+    messages settled now join them)."""
     if not engine.parts.config.conversation_memories:
         return 0
     items: list[MemoryItem] = []
     ids: list[str] = []
     batch_remarks: dict[str, int] = {}
     for turn in turns:
+        lines = [(index, message, role, text) for index, message in enumerate(turn)
+                 if (role := speaker(message.role)) is not None and (text := " ".join(message.content.split()))
+                 and should_recall(text)]  # what may be kept of the turn: user and assistant lines that say something
+        if settled is not None and all(conversation_id(user_id, session_id, message.turn, index, piece) in settled
+                                       for index, message, _role, text in lines for piece in range(len(_pieces(text)))):
+            continue  # kept, found kept or counted as a repeat by an earlier archive of this buffer
         # the assistant's reply to a turn in which the user only asked is an answer drawn from memory, not news
         asked = [m for m in turn if speaker(m.role) == "user" and m.content.strip()]
         answers_question = bool(asked) and all(is_question(m.content) for m in asked)
         question = question_key(" ".join(m.content for m in asked)) if answers_question else ""
         allowed = lines_allowed([(speaker(m.role) or m.role, m.content) for m in turn])  # whole, together, once
-        for index, message in enumerate(turn):
-            role = speaker(message.role)
-            text = " ".join(message.content.split())
-            if role is None or not text or not should_recall(text) or not allowed[index]:
+        for index, message, role, text in lines:
+            if not allowed[index]:
                 continue
             for piece_no, piece in enumerate(_pieces(text)):
                 mid = conversation_id(user_id, session_id, message.turn, index, piece_no)
-                if repeats is not None and mid in repeats:
-                    continue  # its repetition was counted when an earlier archive of this buffer met it
+                if settled is not None and mid in settled:
+                    continue
                 if engine.reads.record(mid, include_inactive=True) is not None:
+                    if settled is not None:
+                        settled.add(mid)
                     continue  # archived before a crash, or since deleted: either way not again
                 remark = _remark(role, piece)
                 held = engine.lookups.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
                 if held is not None:
                     engine.writes.note_repeat(held, "conversation")
-                    if repeats is not None:
-                        repeats.add(mid)
+                    if settled is not None:
+                        settled.add(mid)  # counted once: its id stays absent, so nothing else would say so
                     continue
                 if remark in batch_remarks:
                     continue
@@ -160,11 +170,13 @@ def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turn
                 ids.append(mid)
     if items:
         engine.writes.add_items(items, LIFECYCLE, dialogue=True, memory_ids=ids)
+        if settled is not None:
+            settled.add(*ids)
     return len(items)
 
 
 def archive_completed(engine: ConversationStore, user_id: str, session_id: str, open_turn: bool = False,
-                      repeats: CountedRepeats | None = None) -> int:
+                      settled: ArchivedMessages | None = None) -> int:
     """Keep the session's completed turns (those the assistant answered, and every turn before the last) as
     conversation memories now, without waiting for them to leave the ring: what was said is findable from the next
     session on, however the last one ended. Turns already kept are skipped (their ids exist).
@@ -176,7 +188,7 @@ def archive_completed(engine: ConversationStore, user_id: str, session_id: str, 
     turns = engine.parts.sessions.turns(user_id, session_id)
     if turns and not open_turn and all(m.role in USER_ROLES for m in turns[-1]):
         turns = turns[:-1]  # the open turn: its answer is still to come
-    return archive_turns(engine, user_id, session_id, turns, repeats) if turns else 0
+    return archive_turns(engine, user_id, session_id, turns, settled) if turns else 0
 
 
 def erase_said(
@@ -195,7 +207,7 @@ def erase_said(
     return found
 
 
-def end_session(engine: ConversationStore, user_id: str, session_id: str, repeats: CountedRepeats | None = None) -> int:
+def end_session(engine: ConversationStore, user_id: str, session_id: str, settled: ArchivedMessages | None = None) -> int:
     """A session ended: archive its buffered turns past the archive mark (conversation memories) and queue what the
     user said in them for promotion, moving the mark. The buffer itself stays (a session that goes on keeps its
     context); its turns are not archived again when they leave the ring. Returns the memories written."""
@@ -204,7 +216,7 @@ def end_session(engine: ConversationStore, user_id: str, session_id: str, repeat
     turns = [t for t in sessions.turns(user_id, session_id) if t and t[0].turn > mark]
     if not turns:
         return 0
-    written = archive_turns(engine, user_id, session_id, turns, repeats)
+    written = archive_turns(engine, user_id, session_id, turns, settled)
     sessions.mark_archived(user_id, session_id, turns[-1][0].turn, [user_words(t) for t in turns], engine.parts.now(),
                            said_at=[t[0].created_at for t in turns])
     return written

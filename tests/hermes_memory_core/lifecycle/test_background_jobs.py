@@ -98,3 +98,25 @@ def test_no_key_term_sweep_without_a_model_to_ask(config: MemoryConfig, embedder
 def test_a_session_with_a_model_still_sweeps_what_it_promoted(config: MemoryConfig, embedder: Embedder) -> None:
     with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
         assert _sweeps(mem, _Model()) >= 1
+
+
+def test_an_archive_passes_over_turns_this_process_already_archived(config: MemoryConfig, embedder: Embedder) -> None:
+    # every turn archives the whole buffer again: the turns kept before were read line by line to find them stored
+    with MemoryProvider(config, embedder=embedder, caller=ADMIN, clock=Clock()) as mem:
+        s = mem.session("u1", "s1")
+        for i in range(4):
+            s.add_messages([("user", f"I planted {i + 2} rows of beans today."), ("assistant", "Good luck with them!")])
+            mem.flush()  # each turn archived (a repeat in one batch with what it repeats is counted by the next)
+        life: BackgroundLifecycle = mem._background  # type: ignore[attr-defined]
+        reads = life.engine.reads
+        looked: list[str] = []
+        real = reads.record
+        reads.record = lambda mid, include_inactive=False: looked.append(mid) or real(mid, include_inactive)  # type: ignore[method-assign]
+        try:
+            life.worker.submit(Archive("u1", "s1"))
+            mem.flush()
+        finally:
+            reads.record = real  # type: ignore[method-assign]
+        assert looked == []
+        kept = [r.content for r in mem.list_memories(user_id="u1", limit=100) if r.is_conversation]
+        assert sum("beans" in c for c in kept) == 4 and sum("Good luck" in c for c in kept) == 1
