@@ -70,15 +70,15 @@ class Lookups:
     ) -> list[tuple[str, float]]:
         """The keyword leg: BM25 over one user's active memories, ``(id, score)`` best first (``terms`` already in
         the codec's form, :meth:`SealingCodec.query_terms`)."""
-        return self._parts.metadata.keyword_search(user_id, terms, limit, flt, context_weight=context_weight)
+        return self._parts.metadata.keywords.keyword_search(user_id, terms, limit, flt, context_weight=context_weight)
 
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
         """BM25 statistics of the user's keyword shard for ``terms`` (to score text the index does not hold)."""
-        return self._parts.metadata.keyword_stats(user_id, terms, context_weight)
+        return self._parts.metadata.keywords.keyword_stats(user_id, terms, context_weight)
 
     def rank_rows(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, RankRow]:
         """The ranking columns of the user's active, unexpired memories among ``ids``."""
-        return self._parts.metadata.rank_rows(ids, user_id, now=now)
+        return self._parts.metadata.records.rank_rows(ids, user_id, now=now)
 
     def stored_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these memories (those the vector index holds)."""
@@ -87,7 +87,7 @@ class Lookups:
     def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
         """The user's memories changed since ``as_of``, as they were then (see
         :meth:`MetadataStore.records_as_of`)."""
-        return self._parts.metadata.records_as_of(user_id, as_of, flt)
+        return self._parts.metadata.history.records_as_of(user_id, as_of, flt)
 
     def past_version_vectors(self, records: Sequence[MemoryRecord]) -> np.ndarray:
         """Embeddings of past versions, one row per record: from the engine's cache, the others embedded in one
@@ -107,7 +107,7 @@ class Lookups:
     # ------------------------------------------------------------------ records of hits
     def active_records(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
         """The user's active, unexpired memories among ``ids`` (others silently left out)."""
-        return self._parts.metadata.get_many(ids, user_id, now=now)
+        return self._parts.metadata.records.get_many(ids, user_id, now=now)
 
     def hit_records(
         self, user_id: str, ids: Sequence[str], current: dict[str, RankRow], now: int
@@ -116,7 +116,7 @@ class Lookups:
         records = self._parts.hot.lookup(user_id, ids, current)
         missing = [mid for mid in ids if mid not in records]
         if missing:
-            read = self._parts.metadata.get_many(missing, user_id, now=now)
+            read = self._parts.metadata.records.get_many(missing, user_id, now=now)
             self._parts.hot.remember(read.values())  # recall reads the same candidates again on the next turn
             records.update(read)
         return records
@@ -134,7 +134,7 @@ class Lookups:
         """Id of the user's current memory of these tiers whose ``metadata[key]`` is ``value``; each tier is asked
         with the value as it stores it (a keyed hash where sealed), in the order given."""
         for tier in tiers:
-            found = self._parts.metadata.find_by_metadata(
+            found = self._parts.metadata.records.find_by_metadata(
                 user_id, key, self._parts.codec.lookup_value(tier.value, key, value), [tier.value])
             if found is not None:
                 return found
@@ -144,7 +144,7 @@ class Lookups:
                                 tier: MemoryType) -> dict[str, str]:
         """:meth:`find_by_metadata` for several values of one tier in one query: ``{value: id}`` for those found."""
         stored = {self._parts.codec.lookup_value(tier.value, key, value): value for value in values}
-        found = self._parts.metadata.find_by_metadata_values(user_id, key, list(stored), [tier.value])
+        found = self._parts.metadata.records.find_by_metadata_values(user_id, key, list(stored), [tier.value])
         return {stored[kept]: mid for kept, mid in found.items()}
 
     # ------------------------------------------------------------------ what the store holds
