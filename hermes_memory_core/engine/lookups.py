@@ -86,7 +86,7 @@ class Lookups:
 
     def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
         """The user's memories changed since ``as_of``, as they were then (see
-        :meth:`MetadataStore.records_as_of`)."""
+        :meth:`VersionHistory.records_as_of`)."""
         return self._parts.metadata.history.records_as_of(user_id, as_of, flt)
 
     def past_version_vectors(self, records: Sequence[MemoryRecord]) -> np.ndarray:

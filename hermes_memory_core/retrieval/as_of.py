@@ -5,7 +5,7 @@ The indexes hold current versions only, so a past moment is answered in two part
 - **Unchanged memories** — created by then and not updated or deleted since — are what the two legs already
   index: the usual vector and keyword queries run with ``created_at <= as_of`` (and expiry judged at ``as_of``).
 - **Changed memories** — updated or soft-deleted since — come from the metadata store as they were then
-  (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.records_as_of`). Their text then is scored the way
+  (:meth:`~hermes_memory_core.storage.metadata.VersionHistory.records_as_of`). Their text then is scored the way
   each leg scores an indexed memory: BM25 with the keyword index's own statistics (FTS5's formula and numbers,
   so the scores compare with the keyword leg's), and the cosine of its embedding with the query's. At most
   :data:`EMBED_LIMIT` of them get a dense score per query (the best by keyword score, then the most recent); the

@@ -2,7 +2,7 @@
 
 1. **Filter** — :func:`build_filter` validates a caller's arguments into a :class:`SearchFilter` (one user, tiers the
    caller may read, session, tags, time range), which both legs apply inside their engines.
-2. **Keyword leg** — BM25 over the user's memories (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.
+2. **Keyword leg** — BM25 over the user's memories (:meth:`~hermes_memory_core.storage.metadata.KeywordIndex.
    keyword_search`), on the local tokenizer's query terms, or the host model's key terms with ``llm_keywords``;
    sealed memories match through the keyed hashes of the same terms.
 3. **Vector leg** — the query embedding against the user's points in the vector engine.
