@@ -93,7 +93,7 @@ def search_as_of(
     query_vec = np.asarray(engine.embedder.embed_query(text), dtype=np.float32)
     qterms = engine.codec.query_terms(terms)
     extra = min(len(past), n)  # changed memories the legs return are set aside: ask for that many more
-    dense = {m: s for m, s in engine.dense_candidates(query_vec, n + extra, vflt) if m not in past}
+    dense = {m: s for m, s in engine.vector_reads.dense_candidates(query_vec, n + extra, vflt) if m not in past}
     w = weights.keyword_context_weight
     keyword = {m: s for m, s in engine.keyword_candidates(user_id, qterms, n + extra, kflt, context_weight=w)
                if m not in past}
@@ -103,7 +103,7 @@ def search_as_of(
                    for m, r in past.items()}
         keyword.update({m: s for m, s in then_kw.items() if s > 0})
         chosen = sorted(past, key=lambda m: (-then_kw[m], -past[m].updated_at, m))[:EMBED_LIMIT]
-        vecs = engine.past_version_vectors([past[m] for m in chosen])
+        vecs = engine.vector_reads.past_version_vectors([past[m] for m in chosen])
         norms = np.linalg.norm(vecs, axis=1) * max(float(np.linalg.norm(query_vec)), 1e-12)
         sims = (vecs @ query_vec) / np.maximum(norms, 1e-12)
         dense.update({m: float(s) for m, s in zip(chosen, sims, strict=True)})

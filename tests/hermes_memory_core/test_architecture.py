@@ -342,16 +342,20 @@ def test_no_class_but_the_facade_is_a_switchboard() -> None:
     assert big == {}
 
 
+#: The most public methods of an engine component (the issue's "about 15").
+MAX_COMPONENT_METHODS = 15
+
+
 def test_the_engine_is_components() -> None:
-    """The engine is a package of components, each with a small face (at most ~15 public methods, 20 at the
-    outside), and the engine that wires them adds no operations of its own beyond opening and closing."""
+    """The engine is a package of components, each with a small face (at most 15 public methods), and the engine
+    that wires them adds no operations of its own beyond opening and closing."""
     from hermes_memory_core import engine
 
     sizes = _class_sizes()
-    components = ["parts.StoreParts", "lookups.Lookups", "reads.Reads", "writes.Writes", "erasure.Eraser",
-                  "sealing.Sealing", "upkeep.Upkeep", "access.AccessBuffer", "access.Languages"]
+    components = ["parts.StoreParts", "lookups.Lookups", "vector_reads.VectorReads", "reads.Reads", "writes.Writes",
+                  "erasure.Eraser", "sealing.Sealing", "upkeep.Upkeep", "access.AccessBuffer", "access.Languages"]
     for component in components:
-        assert sizes[f"{PACKAGE}.engine.{component}"] <= 20, component
+        assert sizes[f"{PACKAGE}.engine.{component}"] <= MAX_COMPONENT_METHODS, component
     assert sizes[f"{PACKAGE}.engine.MemoryEngine"] <= 12
     assert engine.MemoryEngine.__bases__ == (object,)  # held, not inherited
 

@@ -44,7 +44,7 @@ def test_writes_reach_both_halves_and_reads_find_them(engine: MemoryEngine) -> N
     assert engine.upkeep.vector_count() == 1
     assert lookups.rank_rows([mid], "u1")[mid].memory_type is MemoryType.LONG_TERM  # the tier as its enum
     vector = engine.parts.embed_documents(["bees on the roof"])[0]
-    assert [m for m, _ in lookups.dense_candidates(vector, 5, VectorFilter(user_id="u1"))] == [mid]
+    assert [m for m, _ in lookups.vector_reads.dense_candidates(vector, 5, VectorFilter(user_id="u1"))] == [mid]
 
 
 def test_a_vector_store_that_refuses_the_write_leaves_no_row(engine: MemoryEngine, monkeypatch: Any) -> None:
