@@ -152,8 +152,12 @@ class Writes:
         note: str,
         metadata: Mapping[str, Any] | None = None,
         tags: Sequence[str] | None = None,
+        at: int | float | None = None,
     ) -> int:
-        """Add a version of an owned, checked memory (content already validated). Returns the version number."""
+        """Add a version of an owned, checked memory (content already validated). Returns the version number.
+
+        ``at``: when the change was said (a promoted turn's time; default now). A version never starts before the
+        one it follows: it takes the later of ``at`` and the memory's last update."""
         text, found = self._parts.redact(text, rec.memory_type)
         tags = None if tags is None else tuple(dict.fromkeys(self._parts.redact(t, rec.memory_type)[0] for t in tags))
         meta = None if metadata is None else dict(metadata)
@@ -162,7 +166,7 @@ class Writes:
         vector = self._parts.embed_documents([embedding_text(text, rec.role)])[0] if self._parts.has_vector(rec.memory_type) else None
         with self._parts.write_lock:
             self._parts.need_open()
-            now = max(self._parts.now(), rec.updated_at)
+            now = max(self._parts.now() if at is None else int(at), rec.updated_at)
             try:
                 lang = language_of(text)
                 version = self._parts.metadata.history.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags,

@@ -362,6 +362,22 @@ class TestKeywordIndex:
         add(store, rec(5, "I switched to Helix last week", session="s", created=190))
         assert {n(i) for i, _ in search(store, "u1", tokenize_query("neovim"), 10)} == {3, 4, 5}
 
+    def test_lines_of_a_conversation_written_in_one_second_stand_in_the_order_said(self, store: SQLMetadataStore) -> None:
+        """A turn and its reply written together (one ``add_messages`` call) share a second: the conversation's lines
+        still lend context in the order they were said (turn, then the user's message before the reply), so the
+        answer is found by the question the assistant asked just before it."""
+        def line(i: int, text: str, turn: int, role: str) -> MemoryRecord:
+            return rec(i, text, tier=MemoryType.SHORT_TERM, session="s", created=500,
+                       metadata={"kind": "conversation", "role": role, "turn": turn})
+
+        add(store, line(1, "I finally took up something new.", 1, "user"),
+            line(2, "Which hobby did you take up?", 1, "assistant"),
+            line(3, "Pottery, every Sunday at the community studio.", 2, "user"),
+            line(4, "That sounds lovely.", 2, "assistant"))
+        assert [n(i) for i, _ in search(store, "u1", tokenize_query("hobby"), 10)] == [2, 3]
+        assert 4 in [n(i) for i, _ in search(store, "u1", tokenize_query("studio"), 10)]  # the reply after it
+        assert 1 not in [n(i) for i, _ in search(store, "u1", tokenize_query("hobby"), 10)]  # a question lends forward
+
     def test_keyword_stats_reproduce_the_keyword_leg(self, store: SQLMetadataStore) -> None:
         from hermes_memory_core.retrieval.as_of import bm25
 
