@@ -26,7 +26,6 @@ from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
-    "rewrites",
     "CLASSIFICATION_SCHEMA",
     "CLASSIFY_PROMPT",
     "NORMALIZE_PROMPT",
@@ -36,6 +35,7 @@ __all__ = [
     "RuleClassifier",
     "fact_key_of",
     "parse_classification",
+    "rewrites",
     "rule_normalize",
     "split_facts",
 ]
