@@ -50,20 +50,26 @@ person, another attribute, a similar but different thing — does not help.
 Answer with the numbers of the lines that help, separated by commas (for example: 2, 3), or NONE if no line helps. \
 Answer with nothing else."""
 
-#: What may stand around the numbers of a readable verdict ("Lines 2 and 3.", "第1、3行").
-_FILLER = re.compile(r"\b(?:lines?|numbers?|and)\b|[\d\s,.;:、，。和第行]+", re.IGNORECASE)
-_NONE = re.compile(r"^\W*(?:none|no(?:ne of them)?|nothing|无|没有|都不)\W*$", re.IGNORECASE)
+#: Markup a model may wrap its verdict in ("**2**", "[1, 3]", a fenced block).
+_MARKUP = re.compile(r"[*`\[\]()\"'“”「」]|^```\w*|```$", re.MULTILINE)
+#: What may stand around the numbers of a readable verdict ("Lines 2 and 3.", "The answer is in line 2.",
+#: "第1、3行").
+_FILLER = re.compile(r"\b(?:the|answer|is|are|in|lines?|numbers?|and|only|both|help|helps|helpful)\b"
+                     r"|[\d\s,.;:!、，。；：和及第行条]+", re.IGNORECASE)
+#: An answer without numbers that says no line helps ("NONE", "None of the lines help.", "没有任何一行有帮助").
+_NONE = re.compile(r"\b(?:none|no|nothing|neither)\b|没有|无|都不|均不", re.IGNORECASE)
 
 
 def parse_verdict(answer: str, count: int) -> list[int] | None:
-    """The 0-based indices of the lines a judge's ``answer`` names, out of ``count``: ``[]`` for NONE, ``None`` when
-    the answer is neither (the caller keeps its lines as they were). Numbers outside 1..count make the answer
-    unreadable, not a partial verdict."""
-    text = answer.strip()
-    if _NONE.match(text):
-        return []
+    """The 0-based indices of the lines a judge's ``answer`` names, out of ``count``: ``[]`` when it says none
+    helps, ``None`` when the answer is neither (the caller keeps its lines as they were). Markup around the verdict
+    and the plain words of one ("Lines 2 and 3.", "The answer is in line 2.") are read past; any other word, or a
+    number outside 1..count, makes the answer unreadable, not a partial verdict."""
+    text = _MARKUP.sub(" ", answer).strip()
     numbers = re.findall(r"\d+", text)
-    if not numbers or _FILLER.sub("", text):
+    if not numbers:
+        return [] if _NONE.search(text) else None
+    if _FILLER.sub("", text):
         return None
     picked = [int(n) for n in numbers]
     if any(not 1 <= n <= count for n in picked):
@@ -77,7 +83,7 @@ class RelevanceJudge:
     Args:
         timeout: Seconds one judgement may take; past it recall goes on with its lines as they were.
         pool: The store's model calls (the call runs there, so a hung model never holds a thread of the caller's).
-        cache_size: Verdicts kept (question and lines → the lines kept; a store has one host model).
+        cache_size: Verdicts kept (model, question and lines → the lines kept).
     """
 
     def __init__(self, timeout: float, pool: ModelPool | None = None, cache_size: int = 1024) -> None:
@@ -93,7 +99,7 @@ class RelevanceJudge:
         None when the model gave no readable verdict."""
         if not hits:
             return []
-        key = self._key(question, hits)
+        key = self._key(llm, question, hits)
         with self._lock:
             kept = self._cache.get(key)
             if kept is not None:
@@ -114,8 +120,10 @@ class RelevanceJudge:
         return [hits[i] for i in kept]
 
     @staticmethod
-    def _key(question: str, hits: Sequence[MemoryHit]) -> str:
-        digest = hashlib.sha256(question.encode())
+    def _key(llm: LLM, question: str, hits: Sequence[MemoryHit]) -> str:
+        # the model an adapter wraps (a wrapper may be made per turn) is who judged: two models never share a verdict
+        model = getattr(llm, "llm", None) or getattr(llm, "model", None) or llm
+        digest = hashlib.sha256(f"{type(model).__qualname__}:{id(model)}\x00{question}".encode())
         for h in hits:
             digest.update(f"\x00{h.id}\x00{h.content}".encode())
         return digest.hexdigest()

@@ -63,6 +63,11 @@ def test_a_verdict_is_read_strictly() -> None:
     # a number past the lines, a sentence, or nothing readable is no verdict (recall keeps its lines)
     assert parse_verdict("4", 3) is None and parse_verdict("0", 3) is None
     assert parse_verdict("The answer is 2 because it says so", 3) is None and parse_verdict("", 3) is None
+    # what models wrap a verdict in, and how they say none helps in words
+    assert parse_verdict("**1**", 3) == [0] and parse_verdict("[1, 3]", 3) == [0, 2]
+    assert parse_verdict("```\n2\n```", 3) == [1] and parse_verdict("The answer is in line 2.", 3) == [1]
+    assert parse_verdict("None of the lines help.", 3) == [] and parse_verdict("没有任何一行有帮助", 3) == []
+    assert parse_verdict("Line 2 does not help", 3) is None and parse_verdict("I think the second one", 3) is None
 
 
 def _store(tmp_path: Path, embedder: Embedder, **cfg: object) -> MemoryProvider:
@@ -138,3 +143,29 @@ def test_an_unknown_mode_is_a_config_error(tmp_path: Path, mode: str) -> None:
 
     with pytest.raises(ConfigError):
         make_config(tmp_path, recall_judge=mode)
+
+
+def test_two_models_never_share_a_verdict(embedder: Embedder) -> None:
+    """The cache keys a verdict by the model that gave it (the one an adapter wraps, as a wrapper may be made per
+    turn): a model that says NONE is not answered from another model's verdict."""
+    from hermes_memory_core import MemoryHit, MemoryRecord, MemoryType
+
+    rec = MemoryRecord(id="a", user_id="u", session_id=None, content="The user has a cat named Mochi.",
+                       memory_type=MemoryType.LONG_TERM, importance=0.5, created_at=0, updated_at=0, access_count=0,
+                       expires_at=None, version=1)
+    judge, hits = RelevanceJudge(timeout=1.0), [MemoryHit(rec, 0.5, 0.5)]
+    keeps, drops = Answers("1"), Answers("NONE")
+    assert [h.id for h in judge.judge(keeps, "Do I have a dog?", hits) or []] == ["a"]
+    assert judge.judge(drops, "Do I have a dog?", hits) == [] and drops.calls == 1
+
+    class Wrapper:  # an adapter's wrapper, made anew per turn: the model it wraps is who judged
+        def __init__(self, llm: Answers) -> None:
+            self.llm = llm
+
+        def complete(self, prompt: str) -> str:
+            return self.llm.complete(prompt)
+
+        async def acomplete(self, prompt: str) -> str:
+            return self.llm.complete(prompt)
+
+    assert judge.judge(Wrapper(drops), "Do I have a dog?", hits) == [] and drops.calls == 1  # its own verdict, cached
