@@ -96,7 +96,7 @@ class HermesInternals:
             from hermes_memory_core.text.tokenizer import tokenize_query
 
             metadata = mem.engine.metadata
-            self.keyword = lambda user, query: metadata.keyword_search(user, tokenize_query(query), 40)
+            self.keyword = lambda user, query: metadata.keywords.keyword_search(user, tokenize_query(query), 40)
         except (ImportError, AttributeError):
             pass
 

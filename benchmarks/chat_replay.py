@@ -35,7 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -141,9 +141,15 @@ def _replay_middleware(mem: Any, conv: Conversation, user: str, clock: _Clock) -
         def bind_tools(self, *args: Any, **kwargs: Any) -> Any:
             return self
 
+    def answered(exchanges: list[tuple[list[Turn], list[Turn]]]) -> Iterator[AIMessage]:
+        """The replies, each said when its speaker said it (a reply comes after the message it answers)."""
+        for u, a in exchanges:
+            clock.now = (a or u)[0].timestamp
+            yield AIMessage(" ".join(t.text for t in a) or "OK.")
+
     for n, turns in enumerate(_sessions_of(conv), 1):
         exchanges = [(u, a) for u, a in _exchanges(turns, user) if u]
-        replies = iter([AIMessage(" ".join(t.text for t in a) or "OK.") for _u, a in exchanges])
+        replies = answered(exchanges)
         agent = create_agent(Scripted(messages=replies), tools=[], middleware=[HermesMemoryMiddleware(memory=mem)],
                              checkpointer=InMemorySaver())
         config: Any = {"configurable": {"thread_id": f"session_{n}", "user_id": conv.sample_id}}

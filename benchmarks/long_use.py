@@ -168,6 +168,7 @@ def _ask_middleware(mem: Any, conv: Conversation, questions: list[Any], clock: _
                       **kwargs: Any) -> ChatResult:
             system = next((m for m in messages if isinstance(m, SystemMessage)), None)
             lines = _block_lines(str(system.content)) if system is not None else []
+            clock.now += 2  # the model answers a couple of seconds later (as on the other surfaces)
             return ChatResult(generations=[ChatGeneration(message=AIMessage(_answer(lines)))])
 
     agent = create_agent(FirstLine(), tools=[], middleware=[HermesMemoryMiddleware(memory=mem, llm=llm)],

@@ -23,6 +23,10 @@ returns). The shapes (their texts, written by hand, CC0, in ``benchmarks/data/qu
 and the 44 questions about things never stored, plain, in the first person and ending the history, through ``recall``: the share that
 recalls nothing (silence).
 
+Recall is given a host model that gives no readable answer (so every step falls back to the rules and the figures are
+the rules' own): it counts how often the default ``recall_judge="unsure"`` would ask a host model which lines help —
+the cost a surface with a model pays for the judgement (see :mod:`hermes_memory_core.retrieval.relevance`).
+
 With ``--data`` (LoCoMo; evaluation only, never copied into the repository), every question of the given
 conversations is also asked of a store of their turns, plain and ending the last eight turns of the conversation (a
 long dialogue-history query): search R@10 over the evidence turns. Embeddings are cached in ``--cache-dir``, keyed by
@@ -69,6 +73,23 @@ def _history(lines: list[list[str]], question: str) -> str:
     return f"{talk}\nUser: {question}"
 
 
+class _CountingModel:
+    """A host model that answers nothing readable (every caller falls back to its rules) and counts the relevance
+    judgements it is asked for."""
+
+    def __init__(self) -> None:
+        self.judgements = 0
+
+    def complete(self, prompt: str) -> str:
+        from hermes_memory_core.retrieval.relevance import JUDGE_PROMPT
+
+        self.judgements += prompt.startswith(JUDGE_PROMPT[:40])
+        return ""
+
+    async def acomplete(self, prompt: str) -> str:
+        return self.complete(prompt)
+
+
 def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> dict[str, Any]:
     """Store the fact set and ask every fact in every shape; returns top-1, R@5 and recall-keeps per shape."""
     from hermes_memory_core import MemoryConfig, MemoryProvider
@@ -103,24 +124,36 @@ def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> d
             mem.flush()
             key = {mid: m["id"] for mid, m in zip(ids, memories, strict=True)}
             rows: list[dict[str, Any]] = []
+            model = _CountingModel()
+
+            def recall(question: str) -> tuple[list[str], bool]:
+                """What recall keeps, and whether a host model would have been asked to judge it."""
+                before = model.judgements
+                kept = [key[h.id] for h in mem.recall(question, user_id=user, top_k=top_k, llm=model)]
+                return kept, model.judgements > before
+
             for n, fact in enumerate(data["facts"], 1):
                 for shape, (question, lang) in asks(fact).items():
                     hits = [key[h.id] for h in mem.search(question, user_id=user, top_k=top_k)]
-                    recalled = [key[h.id] for h in mem.recall(question, user_id=user, top_k=top_k)]
+                    recalled, judged = recall(question)
                     rows.append({"fact": fact["id"], "shape": shape, "lang": lang, "question": question,
                                  "top1": bool(hits) and hits[0] == fact["id"], "r5": fact["id"] in hits[:5],
-                                 "recall_keeps": fact["id"] in recalled, "first": hits[0] if hits else None})
+                                 "recall_keeps": fact["id"] in recalled, "first": hits[0] if hits else None,
+                                 "judged": judged})
                 if n % 27 == 0:
                     log(f"fact set: {n}/{len(data['facts'])} facts asked in {len(SHAPES)} shapes")
             silent: dict[str, list[float]] = {"never stored": [], "never stored, first person": [],
                                               "never stored, long history": []}
+            asked: dict[str, list[float]] = {k: [] for k in silent}
             for u in data["unrelated"]:
                 lang = u["lang"]
                 for shape, question in (("never stored", u["text"]),
                                         ("never stored, first person", first_person(u["text"])),
                                         ("never stored, long history", _history(shapes["history"][lang],
                                                                                 first_person(u["text"])))):
-                    silent[shape].append(0.0 if mem.recall(question, user_id=user, top_k=top_k) else 1.0)
+                    recalled, judged = recall(question)
+                    silent[shape].append(0.0 if recalled else 1.0)
+                    asked[shape].append(1.0 if judged else 0.0)
         embedder.save()
 
     def share(subset: list[dict[str, Any]], field: str) -> float:
@@ -130,8 +163,9 @@ def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> d
     for shape in SHAPES:
         sub = [r for r in rows if r["shape"] == shape]
         summary[shape] = {"questions": len(sub), "top1": share(sub, "top1"), "r5": share(sub, "r5"),
-                          "recall_keeps_fact": share(sub, "recall_keeps")}
-    return {"summary": summary, "silent": {k: statistics.fmean(v) for k, v in silent.items()}, "rows": rows,
+                          "recall_keeps_fact": share(sub, "recall_keeps"), "host_model_asked": share(sub, "judged")}
+    return {"summary": summary, "silent": {k: statistics.fmean(v) for k, v in silent.items()},
+            "silent_host_model_asked": {k: statistics.fmean(v) for k, v in asked.items()}, "rows": rows,
             "embedding_model": embedder.model_id}
 
 
@@ -175,9 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
     facts = evaluate_facts(args.cache_dir or None)
-    print_table(["shape", "questions", "search top-1", "search R@5", "recall keeps the fact"],
-                [[s, v["questions"], v["top1"], v["r5"], v["recall_keeps_fact"]] for s, v in facts["summary"].items()])
-    print_table(["never-stored questions", "recall says nothing"], [[k, v] for k, v in facts["silent"].items()])
+    print_table(["shape", "questions", "search top-1", "search R@5", "recall keeps the fact", "host model asked"],
+                [[s, v["questions"], v["top1"], v["r5"], v["recall_keeps_fact"], v["host_model_asked"]]
+                 for s, v in facts["summary"].items()])
+    print_table(["never-stored questions", "recall says nothing", "host model asked"],
+                [[k, v, facts["silent_host_model_asked"][k]] for k, v in facts["silent"].items()])
     result: dict[str, Any] = {"facts": {k: v for k, v in facts.items() if k != "rows"}}
     locomo = args.data or os.environ.get(LOCOMO_ENV)
     if locomo and not args.no_locomo:

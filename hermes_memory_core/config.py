@@ -348,6 +348,18 @@ class MemoryConfig(_Strict):
         "so a prompt gets the answer and what competes with it rather than top_k memories whatever they are; 0: "
         "every hit up to top_k.",
     )
+    recall_judge: Literal["off", "unsure", "always"] = Field(
+        "unsure",
+        description="With the host's model (an llm= given to recall, the middleware, the LlamaIndex memory or the "
+        "Hermes provider): ask it once which recalled lines help answer the question, or none. 'unsure': only when "
+        "the rules were (no line shares a focus word with the question, or the best match is only a little above "
+        "the floor); 'always': on every recall with lines; "
+        "'off': never. A failed or late answer leaves the lines as they were.",
+    )
+    recall_judge_timeout_seconds: float = Field(
+        5.0, gt=0, description="Seconds recall waits for the host model's relevance judgement before going on "
+        "without it.",
+    )
     recall_settle_seconds: float = Field(
         2.0, ge=0, le=60, description="search() and recall() first wait, at most this long, for the user's turns "
         "still being kept in the background (a turn just answered, a session just ended), so that a question asked "

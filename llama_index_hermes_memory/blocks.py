@@ -58,7 +58,8 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
     memory: MemoryProvider = Field(exclude=True, description="The Hermes Memory store.")
     user_id: str = Field(description="Owner of the memories.")
     top_k: int = Field(default=5, ge=1, le=100, description="Memories recalled per turn.")
-    llm: LLM | None = Field(default=None, exclude=True, description="Model for classification (else rules).")
+    llm: LLM | None = Field(default=None, exclude=True, description="Model for classification (else rules) and for "
+                            "judging which recalled lines help (recall_judge).")
     caller: Caller | None = Field(default=None, exclude=True,
                                   description="Who writes promoted facts (default: the provider's caller).")
 
@@ -68,8 +69,9 @@ class HermesLongTermBlock(BaseMemoryBlock[str]):
             return ""
         # the core's one turn context (recall: the gate, the relevance judgement, nothing when nothing fits),
         # without the permanent facts (their own block)
+        llm = LlamaIndexLLM(self.llm) if self.llm is not None else None
         context = await aturn_context(self.memory, query, user_id=self.user_id, top_k=self.top_k, caller=self.caller,
-                                      include_summary=False)
+                                      include_summary=False, llm=llm)
         return memory_lines([h for h in context.hits if h.memory_type is not MemoryType.PERMANENT])
 
     async def _aput(self, messages: list[ChatMessage]) -> None:

@@ -64,7 +64,7 @@ class AccessBuffer:
         with self._lock:
             pending, self._buffer = self._buffer, []
         if pending:
-            self._parts.metadata.record_access(pending)
+            self._parts.metadata.access.record_access(pending)
 
 
 class Languages:
@@ -83,10 +83,10 @@ class Languages:
         """Whether the user holds an active memory in this language."""
         parts = self._parts
         if parts.config.metadata_url is not None:
-            return parts.metadata.has_language(user_id, lang)
+            return parts.metadata.records.has_language(user_id, lang)
         known = self._known.get(user_id)
         if known is None:
-            known = {code for code in ("zh", "en") if parts.metadata.has_language(user_id, code)}
+            known = {code for code in ("zh", "en") if parts.metadata.records.has_language(user_id, code)}
             self._known[user_id] = known
         return lang in known
 

@@ -34,13 +34,13 @@ class Eraser:
         runs under the same lock right after (what must go before the files are rewritten)."""
         with self._parts.write_lock:
             self._parts.need_open()
-            self._parts.metadata.record_erasure(erasure)
+            self._parts.metadata.erasure.record_erasure(erasure)
             if also is not None:
                 also()
 
     def pending(self) -> list[Erasure]:
         """Erasures recorded and not finished (a killed process, or a reader that held the files)."""
-        return self._parts.metadata.pending_erasures()
+        return self._parts.metadata.erasure.pending_erasures()
 
     def complete(self, erasure: Erasure) -> tuple[int, str]:
         """Run a recorded erasure to its end: remove it from every part (under the write lock), rewrite the files
@@ -62,7 +62,7 @@ class Eraser:
         ``hard_delete``. Returns the memories removed."""
         parts = self._parts
         if erasure.kind is ErasureKind.USER:
-            ids = parts.metadata.erase_user_rows(erasure.user_id)
+            ids = parts.metadata.erasure.erase_user_rows(erasure.user_id)
             parts.vectors.delete_user(erasure.user_id)
             parts.hot.drop_user(erasure.user_id)
             parts.past_vectors.drop(erasure.user_id)
@@ -71,14 +71,14 @@ class Eraser:
         else:
             assert erasure.memory_id is not None
             ids = [erasure.memory_id]
-            parts.metadata.purge(ids)
+            parts.metadata.records.purge(ids)
             parts.vectors.delete(ids)
             parts.hot.invalidate(erasure.memory_id)
             parts.past_vectors.drop(erasure.user_id, erasure.memory_id)
             self._access.discard(erasure.user_id, erasure.memory_id)
         parts.vectors.flush()
         if erasure.kind is ErasureKind.MEMORY:
-            parts.metadata.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, parts.now(), "")
+            parts.metadata.access.log(erasure.memory_id or "", erasure.user_id, AccessAction.HARD_DELETE, parts.now(), "")
         return len(ids)
 
     def _rewrite(self, erasure: Erasure) -> None:
@@ -90,18 +90,18 @@ class Eraser:
                 still saw the deleted rows) for longer than the wait; the erasure stays recorded.
         """
         self._parts.vectors.compact_deleted()
-        self._parts.metadata.erase_residue([erasure.user_id])
+        self._parts.metadata.erasure.erase_residue([erasure.user_id])
 
     def _settle(self, erasure: Erasure) -> str:
         """Clear the intent and make the deletes final, outside the write lock. Returns what is left ("" for
         nothing): when readers keep the checkpoint from finishing, the intent is recorded again for the next try."""
         parts = self._parts
         with parts.write_lock:
-            parts.metadata.clear_erasure(erasure)
+            parts.metadata.erasure.clear_erasure(erasure)
         try:
-            parts.metadata.checkpoint()  # waits a bounded time for readers, the write lock free meanwhile
+            parts.metadata.erasure.checkpoint()  # waits a bounded time for readers, the write lock free meanwhile
         except StoreBusyError as exc:
             with parts.write_lock:
-                parts.metadata.record_erasure(erasure)
+                parts.metadata.erasure.record_erasure(erasure)
             return str(exc)
         return ""

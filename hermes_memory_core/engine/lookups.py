@@ -1,22 +1,20 @@
-"""The reads that find memories: the candidate legs of a search, ranking rows, hit records, lookups by metadata.
+"""The reads that find memories: the keyword leg of a search, ranking rows, hit records, lookups by metadata.
 
 :class:`Lookups` is what recall (``retrieval/``) and the lifecycle's duplicate and update checks are handed. Each
 read keeps the rules that tie the parts together: hits come from the hot cache while current, searched records are
-counted there and in the access log, past versions are embedded once and cached, lookups by metadata ask with the
-value as each tier stores it.
+counted there and in the access log, lookups by metadata ask with the value as each tier stores it. The vector reads
+(the dense leg, stored vectors, past versions embedded once and cached) are its :attr:`Lookups.vector_reads`, the
+users' languages and the embedder's language profile its :attr:`Lookups.languages`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
 from hermes_memory_core.engine.access import AccessBuffer, Languages
 from hermes_memory_core.engine.parts import StoreParts
+from hermes_memory_core.engine.vector_reads import VectorReads
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats, RankRow
-from hermes_memory_core.storage.vectors import VectorFilter
-from hermes_memory_core.text.language import LanguageProfile
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryRecord, MemoryType
@@ -31,12 +29,16 @@ class Lookups:
         config: The store's configuration.
         embedder: The store's embedding model.
         model_pool: The store's model calls (translation runs there).
+        vector_reads: The vector half's reads (:class:`~hermes_memory_core.engine.vector_reads.VectorReads`).
+        languages: Which languages each user's memories are in, and the embedder's language profile
+            (:class:`~hermes_memory_core.engine.access.Languages`).
     """
 
     def __init__(self, parts: StoreParts, access: AccessBuffer, languages: Languages) -> None:
         self._parts = parts
         self._access = access
-        self._languages = languages
+        self.languages = languages
+        self.vector_reads = VectorReads(parts)
         self.config = parts.config
         self.embedder = parts.embedder
         self.turns = parts.turns  # the question's embeddings: first and once a turn (embedding/turns.py)
@@ -56,10 +58,6 @@ class Lookups:
         self._parts.need_open()
 
     # ------------------------------------------------------------------ the legs
-    def dense_candidates(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
-        """The vector leg: ``(id, cosine)`` of the ``limit`` points nearest ``vector`` that pass ``flt``."""
-        return self._parts.vectors.search(vector, limit, flt)
-
     def keyword_candidates(
         self,
         user_id: str,
@@ -70,44 +68,25 @@ class Lookups:
     ) -> list[tuple[str, float]]:
         """The keyword leg: BM25 over one user's active memories, ``(id, score)`` best first (``terms`` already in
         the codec's form, :meth:`SealingCodec.query_terms`)."""
-        return self._parts.metadata.keyword_search(user_id, terms, limit, flt, context_weight=context_weight)
+        return self._parts.metadata.keywords.keyword_search(user_id, terms, limit, flt, context_weight=context_weight)
 
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:
         """BM25 statistics of the user's keyword shard for ``terms`` (to score text the index does not hold)."""
-        return self._parts.metadata.keyword_stats(user_id, terms, context_weight)
+        return self._parts.metadata.keywords.keyword_stats(user_id, terms, context_weight)
 
     def rank_rows(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, RankRow]:
         """The ranking columns of the user's active, unexpired memories among ``ids``."""
-        return self._parts.metadata.rank_rows(ids, user_id, now=now)
-
-    def stored_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of these memories (those the vector index holds)."""
-        return self._parts.vectors.fetch(ids)
+        return self._parts.metadata.records.rank_rows(ids, user_id, now=now)
 
     def records_as_of(self, user_id: str, as_of: int, flt: KeywordFilter) -> list[MemoryRecord]:
         """The user's memories changed since ``as_of``, as they were then (see
-        :meth:`MetadataStore.records_as_of`)."""
-        return self._parts.metadata.records_as_of(user_id, as_of, flt)
-
-    def past_version_vectors(self, records: Sequence[MemoryRecord]) -> np.ndarray:
-        """Embeddings of past versions, one row per record: from the engine's cache, the others embedded in one
-        batch and cached."""
-        cache = self._parts.past_vectors
-        keys = [(r.user_id, r.id, r.version) for r in records]
-        found = {k: vec for k in keys if (vec := cache.get(k)) is not None}
-        todo = [r for r, k in zip(records, keys, strict=True) if k not in found]
-        if todo:
-            for rec, vec in zip(todo, self._parts.embed_records(todo), strict=True):
-                found[(rec.user_id, rec.id, rec.version)] = vec = np.asarray(vec, dtype=np.float32)
-                cache.put((rec.user_id, rec.id, rec.version), vec)
-        if not keys:
-            return np.zeros((0, self._parts.config.vector_dim), dtype=np.float32)
-        return np.stack([found[k] for k in keys])
+        :meth:`VersionHistory.records_as_of`)."""
+        return self._parts.metadata.history.records_as_of(user_id, as_of, flt)
 
     # ------------------------------------------------------------------ records of hits
     def active_records(self, ids: Sequence[str], user_id: str, now: int | None = None) -> dict[str, MemoryRecord]:
         """The user's active, unexpired memories among ``ids`` (others silently left out)."""
-        return self._parts.metadata.get_many(ids, user_id, now=now)
+        return self._parts.metadata.records.get_many(ids, user_id, now=now)
 
     def hit_records(
         self, user_id: str, ids: Sequence[str], current: dict[str, RankRow], now: int
@@ -116,7 +95,7 @@ class Lookups:
         records = self._parts.hot.lookup(user_id, ids, current)
         missing = [mid for mid in ids if mid not in records]
         if missing:
-            read = self._parts.metadata.get_many(missing, user_id, now=now)
+            read = self._parts.metadata.records.get_many(missing, user_id, now=now)
             self._parts.hot.remember(read.values())  # recall reads the same candidates again on the next turn
             records.update(read)
         return records
@@ -134,7 +113,7 @@ class Lookups:
         """Id of the user's current memory of these tiers whose ``metadata[key]`` is ``value``; each tier is asked
         with the value as it stores it (a keyed hash where sealed), in the order given."""
         for tier in tiers:
-            found = self._parts.metadata.find_by_metadata(
+            found = self._parts.metadata.records.find_by_metadata(
                 user_id, key, self._parts.codec.lookup_value(tier.value, key, value), [tier.value])
             if found is not None:
                 return found
@@ -144,18 +123,5 @@ class Lookups:
                                 tier: MemoryType) -> dict[str, str]:
         """:meth:`find_by_metadata` for several values of one tier in one query: ``{value: id}`` for those found."""
         stored = {self._parts.codec.lookup_value(tier.value, key, value): value for value in values}
-        found = self._parts.metadata.find_by_metadata_values(user_id, key, list(stored), [tier.value])
+        found = self._parts.metadata.records.find_by_metadata_values(user_id, key, list(stored), [tier.value])
         return {stored[kept]: mid for kept, mid in found.items()}
-
-    # ------------------------------------------------------------------ what the store holds
-    def has_vector(self, memory_type: MemoryType) -> bool:
-        """Whether memories of this tier are embedded into the vector index (``permanent_vectors``)."""
-        return self._parts.has_vector(memory_type)
-
-    def has_language(self, user_id: str, lang: str) -> bool:
-        """Whether the user holds an active memory in this language (see :class:`Languages`)."""
-        return self._languages.has(user_id, lang)
-
-    def language_profile(self) -> LanguageProfile:
-        """The embedder's language profile (see :meth:`Languages.profile`)."""
-        return self._languages.profile()

@@ -29,7 +29,7 @@ class Reads:
 
     def record(self, memory_id: str, include_inactive: bool = False) -> MemoryRecord | None:
         """One memory by id (active only unless asked), no permission check (the store's own reads)."""
-        return self._parts.metadata.get(memory_id, include_inactive=include_inactive)
+        return self._parts.metadata.records.get(memory_id, include_inactive=include_inactive)
 
     def require(self, rec: MemoryRecord, who: Caller, write: bool) -> None:
         """Check and log access to a permanent memory (others need no permission)."""
@@ -38,7 +38,7 @@ class Reads:
         allowed = who.may(rec.user_id, write)
         action = (AccessAction.PERMANENT_WRITE if write else AccessAction.PERMANENT_READ) if allowed \
             else AccessAction.PERMANENT_DENIED
-        self._parts.metadata.log(rec.id, rec.user_id, action, self._parts.now(), who.name)
+        self._parts.metadata.access.log(rec.id, rec.user_id, action, self._parts.now(), who.name)
         if not allowed:
             raise PermissionDeniedError(
                 f"caller {who.name!r} may not {'change' if write else 'read'} permanent memory {rec.id}"
@@ -49,7 +49,7 @@ class Reads:
     ) -> MemoryRecord:
         """The memory with this id, checked against its owner and the caller's permanent-tier permission."""
         mid = v.check_id(memory_id)
-        rec = self._parts.metadata.get(mid, include_inactive=include_inactive)
+        rec = self._parts.metadata.records.get(mid, include_inactive=include_inactive)
         if rec is None or (user_id is not None and rec.user_id != v.check_user_id(user_id)):
             what = "memory" if include_inactive else "active memory"
             raise NotFoundError(f"no {what} with id {mid}" + ("" if user_id is None else f" for user {user_id!r}"))
@@ -58,7 +58,7 @@ class Reads:
 
     def versions(self, memory_id: str) -> list[MemoryVersion]:
         """Every version of a memory, oldest first (the caller checked permission)."""
-        return self._parts.metadata.versions(memory_id)
+        return self._parts.metadata.history.versions(memory_id)
 
     def list_records(
         self, user_id: str, flt: KeywordFilter, limit: int, offset: int, who: Caller, now: int
@@ -66,10 +66,10 @@ class Reads:
         """One user's active memories matching ``flt``, oldest first; each permanent one listed is logged as a
         permanent read by ``who``."""
         metadata = self._parts.metadata
-        records = metadata.list_records(user_id, flt, limit, offset)
+        records = metadata.records.list_records(user_id, flt, limit, offset)
         for rec in records:
             if rec.memory_type is MemoryType.PERMANENT:
-                metadata.log(rec.id, rec.user_id, AccessAction.PERMANENT_READ, now, who.name)
+                metadata.access.log(rec.id, rec.user_id, AccessAction.PERMANENT_READ, now, who.name)
         return records
 
     def find_fact(self, user_id: str, fact_key: str, tiers: Sequence[MemoryType] = (MemoryType.PERMANENT,)) -> str | None:
@@ -79,8 +79,8 @@ class Reads:
 
     def lifecycle_rows(self, tiers: Sequence[str]) -> list[LifecycleRow]:
         """Active memories of these tiers with what forgetting weighs."""
-        return self._parts.metadata.lifecycle_rows(tiers)
+        return self._parts.metadata.lifecycle.lifecycle_rows(tiers)
 
     def lacking_xlang_terms(self, tiers: Sequence[str], limit: int) -> list[tuple[MemoryRecord, str | None]]:
         """Active memories of these tiers without other-language key terms, with their language."""
-        return self._parts.metadata.lacking_xlang_terms(tiers, limit=limit)
+        return self._parts.metadata.keywords.lacking_xlang_terms(tiers, limit=limit)

@@ -36,11 +36,11 @@ class Sealing:
         if parts.read_only:
             return
         if metadata.get_meta("language_backfill") == "1":  # set by the migration that added languages
-            while batch := metadata.missing_languages(1000):
-                metadata.set_languages([(mid, language_of(text)) for mid, text in batch])
+            while batch := metadata.records.missing_languages(1000):
+                metadata.records.set_languages([(mid, language_of(text)) for mid, text in batch])
             metadata.set_meta("language_backfill", "0")
         if metadata.get_meta("keyword_index_rebuild") == "1":  # set by a migration or a server bundle
-            metadata.repair_keyword_index()
+            metadata.keywords.repair_keyword_index()
             metadata.set_meta("keyword_index_rebuild", "0")
 
     def _check_store_identity(self) -> None:
@@ -73,15 +73,15 @@ class Sealing:
         with parts.write_lock:
             if reseal_for_policy(parts.metadata, parts.sessions, parts.codec, parts.config.encrypt_at_rest,
                                  self.ensure_key) \
-                    and (parts.vectors.count() or parts.metadata.counts()["versions"]):  # else a new, empty store
-                parts.metadata.optimize_keyword_index()  # merges away index entries of the old form
+                    and (parts.vectors.count() or parts.metadata.lifecycle.counts()["versions"]):  # else a new, empty store
+                parts.metadata.keywords.optimize_keyword_index()  # merges away index entries of the old form
                 self.refresh_payload_tags(rewrite=True)
 
     def refresh_payload_tags(self, rewrite: bool = False) -> None:
         """Bring the tags and session ids in vector payloads to the codec's current form (after a re-seal or a key
         rotation)."""
         parts = self._parts
-        records = [rec for batch in parts.metadata.iter_active() for rec in batch]
+        records = [rec for batch in parts.metadata.records.iter_active() for rec in batch]
         tags = {rec.id: parts.codec.tag_keys(rec.memory_type.value, rec.tags) for rec in records}
         sessions = {rec.id: parts.codec.session_key(rec.user_id, rec.session_id) for rec in records}
         retag_points(parts.vectors, tags, rewrite, sessions)

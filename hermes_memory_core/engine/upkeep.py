@@ -30,14 +30,14 @@ class Upkeep:
         report = ReconcileReport()
         with parts.write_lock:
             now = parts.now()
-            active = metadata.active_versions()
-            expired = set(metadata.expired_ids(now))
+            active = metadata.lifecycle.active_versions()
+            expired = set(metadata.lifecycle.expired_ids(now))
             seen: dict[str, int] = {}
             for batch in vectors.iter_points(with_vectors=False):
                 for p in batch:
                     seen[p.id] = int(p.payload.get("version", 0) or 0)
             if not parts.config.permanent_vectors:  # permanent facts keep no vector: drop any that exists
-                for row in metadata.lifecycle_rows([MemoryType.PERMANENT.value]):
+                for row in metadata.lifecycle.lifecycle_rows([MemoryType.PERMANENT.value]):
                     active.pop(row.id, None)
             orphans = [pid for pid in seen if pid not in active or pid in expired]
             report.vector_orphans_removed = sum(1 for pid in orphans if pid not in expired)
@@ -48,25 +48,25 @@ class Upkeep:
             batch_size = parts.config.embedding_batch_size
             for start in range(0, len(missing), batch_size):
                 chunk = missing[start : start + batch_size]
-                recs = [r for r in (metadata.get(mid) for mid in chunk) if r is not None]
+                recs = [r for r in (metadata.records.get(mid) for mid in chunk) if r is not None]
                 vecs = parts.embed_records(recs)
                 vectors.upsert([VectorPoint(r.id, vec, payload(r, parts.codec))
                                 for r, vec in zip(recs, vecs, strict=True)])
                 report.metadata_orphans_reindexed += len(recs)
-            report.keyword_rows_repaired = metadata.repair_keyword_index()
+            report.keyword_rows_repaired = metadata.keywords.repair_keyword_index()
             self._access.flush()
             vectors.flush()
         return report
 
     def optimize_indexes(self) -> None:
         """Merge the keyword index, then build the vector engine's index (under the write lock)."""
-        self._parts.metadata.optimize_keyword_index()
+        self._parts.metadata.keywords.optimize_keyword_index()
         with self._parts.write_lock:
             self._parts.vectors.optimize()
 
     def counts(self) -> dict[str, Any]:
         """``by_type``, ``by_user``, ``versions`` and ``deleted`` counts of the metadata rows."""
-        return self._parts.metadata.counts()
+        return self._parts.metadata.lifecycle.counts()
 
     def vector_count(self) -> int:
         """How many points the vector index holds."""
@@ -78,7 +78,7 @@ class Upkeep:
 
     def backup_metadata_to(self, target: Path) -> None:
         """Write a consistent SQLite copy of the whole metadata store to ``target``."""
-        self._parts.metadata.backup_to(target)
+        self._parts.metadata.admin.backup_to(target)
 
     def iter_vector_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         """Every point of the vector index, in batches."""

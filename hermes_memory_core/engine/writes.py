@@ -87,7 +87,7 @@ class Writes:
             inserted = False
             try:
                 with self._parts.metadata.atomic():
-                    self._parts.metadata.insert(rows)
+                    self._parts.metadata.records.insert(rows)
                     inserted = True
                     try:
                         self._parts.vectors.upsert(points)
@@ -139,7 +139,7 @@ class Writes:
             ids.extend(r.id for r in chunk)
             for r in chunk:
                 if r.memory_type is MemoryType.PERMANENT:
-                    self._parts.metadata.log(r.id, r.user_id, AccessAction.PERMANENT_WRITE, now, who.name)
+                    self._parts.metadata.access.log(r.id, r.user_id, AccessAction.PERMANENT_WRITE, now, who.name)
             if on_progress is not None:
                 on_progress(len(ids), len(records))
         log_redactions([(r.id, r.metadata["pii_redacted"]) for r in records if "pii_redacted" in r.metadata], len(records))
@@ -152,8 +152,12 @@ class Writes:
         note: str,
         metadata: Mapping[str, Any] | None = None,
         tags: Sequence[str] | None = None,
+        at: int | float | None = None,
     ) -> int:
-        """Add a version of an owned, checked memory (content already validated). Returns the version number."""
+        """Add a version of an owned, checked memory (content already validated). Returns the version number.
+
+        ``at``: when the change was said (a promoted turn's time; default now). A version never starts before the
+        one it follows: it takes the later of ``at`` and the memory's last update."""
         text, found = self._parts.redact(text, rec.memory_type)
         tags = None if tags is None else tuple(dict.fromkeys(self._parts.redact(t, rec.memory_type)[0] for t in tags))
         meta = None if metadata is None else dict(metadata)
@@ -162,10 +166,10 @@ class Writes:
         vector = self._parts.embed_documents([embedding_text(text, rec.role)])[0] if self._parts.has_vector(rec.memory_type) else None
         with self._parts.write_lock:
             self._parts.need_open()
-            now = max(self._parts.now(), rec.updated_at)
+            now = max(self._parts.now() if at is None else int(at), rec.updated_at)
             try:
                 lang = language_of(text)
-                version = self._parts.metadata.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags,
+                version = self._parts.metadata.history.add_version(rec.id, text, note, now, rec.user_id, metadata=meta, tags=tags,
                                                     lang=lang)
                 self._languages.learn_one(rec.user_id, lang)
                 new = replace(rec, content=text, version=version, updated_at=now,
@@ -175,7 +179,7 @@ class Writes:
                     if vector is not None:
                         self._parts.vectors.upsert([VectorPoint(rec.id, vector, payload(new, self._parts.codec))])
                 except BaseException as exc:
-                    self._parts.metadata.revert_version(rec.id, version)
+                    self._parts.metadata.history.revert_version(rec.id, version)
                     if isinstance(exc, StorageFullError) or not isinstance(exc, Exception):
                         raise  # a full disk, Ctrl-C or exit: compensated, then passed on as it is
                     raise ConsistencyError(f"the vector store rejected the update ({exc}); it was rolled back") from exc
@@ -188,7 +192,7 @@ class Writes:
         """Soft-delete an owned, checked memory: it leaves both indexes at once; its history stays."""
         with self._parts.write_lock:
             self._parts.need_open()
-            self._parts.metadata.soft_delete(rec.id, reason, self._parts.now())
+            self._parts.metadata.records.soft_delete(rec.id, reason, self._parts.now())
             self._parts.hot.invalidate(rec.id)
             # if this fails the row is inactive anyway: search ignores the point and reconcile removes it
             with contextlib.suppress(Exception):
@@ -197,26 +201,26 @@ class Writes:
     def expire(self, memory_id: str, reason: str, now: int) -> None:
         """Soft-delete a memory the lifecycle let go (no permission check: the store's own decision)."""
         with self._parts.write_lock:
-            self._parts.metadata.soft_delete(memory_id, reason, now)
+            self._parts.metadata.records.soft_delete(memory_id, reason, now)
             self._parts.hot.invalidate(memory_id)
             self._parts.vectors.delete([memory_id])
 
     def downgrade(self, memory_id: str, now: int) -> None:
         """Move a stale long-term memory to the short-term tier (it then expires unless used again)."""
         with self._parts.write_lock:
-            self._parts.metadata.set_tier(memory_id, MemoryType.SHORT_TERM.value, now + self._parts.config.short_term_ttl_seconds,
+            self._parts.metadata.records.set_tier(memory_id, MemoryType.SHORT_TERM.value, now + self._parts.config.short_term_ttl_seconds,
                                    "forget: stale, low importance", now)
             self._parts.hot.invalidate(memory_id)
             self._parts.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
 
     def note_repeat(self, memory_id: str, detail: str = "") -> None:
         """Count one repetition of an active memory (a statement remembered again) now; its cached copy goes."""
-        self._parts.metadata.note_repeat(memory_id, self._parts.now(), detail)
+        self._parts.metadata.records.note_repeat(memory_id, self._parts.now(), detail)
         self._parts.hot.invalidate(memory_id)
 
     def set_xlang_terms(self, memory_id: str, version: int, terms: str) -> bool:
         """Keep a memory's other-language key terms for ``version`` in its keyword entry (False: gone or newer)."""
-        return self._parts.metadata.set_xlang_terms(memory_id, version, terms)
+        return self._parts.metadata.keywords.set_xlang_terms(memory_id, version, terms)
 
 
 def _takes_context(rec: MemoryRecord) -> bool:

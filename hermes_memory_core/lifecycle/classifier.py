@@ -22,6 +22,7 @@ from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.text.fact_topics import TOPICS
 from hermes_memory_core.text.perspective import to_first_person, to_third_person
+from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "RuleClassifier",
     "fact_key_of",
     "parse_classification",
+    "rewrites",
     "rule_normalize",
     "split_facts",
 ]
@@ -257,8 +259,25 @@ class LLMClassifier:
         return parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
 
     def normalize(self, content: str) -> str:
-        answer = ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool)
-        return _first_line(answer) or rule_normalize(content)
+        answer = _first_line(ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool))
+        return answer if rewrites(answer, content) else rule_normalize(content)
+
+
+#: A rewrite keeps at least this share of the statement's words (single characters of Chinese).
+_KEPT_SHARE = 0.25
+_DATA = re.compile(r'^\s*[\[{]|"\s*:')
+
+
+def rewrites(answer: str, content: str) -> bool:
+    """Whether a model's ``answer`` can be a rewrite of ``content``: no data (JSON, a list), and at least a quarter
+    of the statement's words (a Chinese statement's characters) kept. A model that answers every prompt with the
+    same thing (a classification JSON, a canned reply) is not a rewrite of anything: the rules rewrite instead,
+    so a misbehaving model never puts its own words in the user's profile."""
+    if not answer or _DATA.search(answer):
+        return False
+    said = {t for t in tokenize(content) if len(t) == 1 or t.isascii()}
+    kept = {t for t in tokenize(answer) if len(t) == 1 or t.isascii()}
+    return not said or len(said & kept) >= max(1.0, _KEPT_SHARE * len(said))
 
 
 def _first_line(text: str | None) -> str:

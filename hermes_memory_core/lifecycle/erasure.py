@@ -10,11 +10,11 @@ Order, and why it survives a killed process:
 3. The vector points go (by the user filter, so points no row knows go too), and the hot cache, the cached
    vectors of past versions and buffered access records forget them (steps 2-3 under the engine's write lock).
 4. What still holds deleted bytes is rewritten: the vector engine's files (:meth:`VectorStore.compact_deleted`),
-   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`MetadataStore.erase_residue`),
+   the keyword shard and the SQLite WAL, or PostgreSQL's tables (:meth:`ErasureRows.erase_residue`),
    *without* the write lock,
    since it may wait for a reader (a ``sqlite3`` shell, a backup, or on PostgreSQL a transaction whose snapshot
    is older than the erasure and so still sees the deleted rows).
-5. The intent is cleared and that last delete made final (:meth:`MetadataStore.checkpoint`), again without the
+5. The intent is cleared and that last delete made final (:meth:`ErasureRows.checkpoint`), again without the
    write lock.
 
 Steps 1-5 and their lock choreography are the engine's :class:`~hermes_memory_core.engine.erasure.Eraser`

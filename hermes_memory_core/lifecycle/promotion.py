@@ -451,7 +451,7 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
         if not p.permanent_ok or p.weight < fact_authority(target):
             return _kept_apart(engine, p, target, caller)
         engine.reads.require(target, caller, write=True)
-    engine.writes.update(target, item.content, f"{how}: {p.result.reason}")
+    engine.writes.update(target, item.content, f"{how}: {p.result.reason}", at=item.created_at)  # when it was said
     return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED)
 
 

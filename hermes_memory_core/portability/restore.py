@@ -170,7 +170,7 @@ def _settle_rows(conn: Any, store: Any, plan: _Plan, config: MemoryConfig, emb: 
         conn.execute("DELETE FROM memory_meta WHERE key = ?", (key,))
     for key, value in identity:
         conn.execute("INSERT INTO memory_meta (key, value) VALUES (?, ?)", (key, value))
-    store.repair_keyword_index()
+    store.keywords.repair_keyword_index()
     return _payloads(conn, plan.codec)
 
 

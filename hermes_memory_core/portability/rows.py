@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import EncryptionKeyError
-from hermes_memory_core.storage.sql.base import ROW_TABLES  # the tables a bundle carries, in foreign-key order
+from hermes_memory_core.storage.sql.rows import ROW_TABLES  # the tables a bundle carries, in foreign-key order
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.schema import is_plain_name
 from hermes_memory_core.trust.at_rest import SealingCodec

@@ -5,7 +5,7 @@ The indexes hold current versions only, so a past moment is answered in two part
 - **Unchanged memories** — created by then and not updated or deleted since — are what the two legs already
   index: the usual vector and keyword queries run with ``created_at <= as_of`` (and expiry judged at ``as_of``).
 - **Changed memories** — updated or soft-deleted since — come from the metadata store as they were then
-  (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.records_as_of`). Their text then is scored the way
+  (:meth:`~hermes_memory_core.storage.metadata.VersionHistory.records_as_of`). Their text then is scored the way
   each leg scores an indexed memory: BM25 with the keyword index's own statistics (FTS5's formula and numbers,
   so the scores compare with the keyword leg's), and the cosine of its embedding with the query's. At most
   :data:`EMBED_LIMIT` of them get a dense score per query (the best by keyword score, then the most recent); the
@@ -93,7 +93,7 @@ def search_as_of(
     query_vec = np.asarray(engine.embedder.embed_query(text), dtype=np.float32)
     qterms = engine.codec.query_terms(terms)
     extra = min(len(past), n)  # changed memories the legs return are set aside: ask for that many more
-    dense = {m: s for m, s in engine.dense_candidates(query_vec, n + extra, vflt) if m not in past}
+    dense = {m: s for m, s in engine.vector_reads.dense_candidates(query_vec, n + extra, vflt) if m not in past}
     w = weights.keyword_context_weight
     keyword = {m: s for m, s in engine.keyword_candidates(user_id, qterms, n + extra, kflt, context_weight=w)
                if m not in past}
@@ -103,7 +103,7 @@ def search_as_of(
                    for m, r in past.items()}
         keyword.update({m: s for m, s in then_kw.items() if s > 0})
         chosen = sorted(past, key=lambda m: (-then_kw[m], -past[m].updated_at, m))[:EMBED_LIMIT]
-        vecs = engine.past_version_vectors([past[m] for m in chosen])
+        vecs = engine.vector_reads.past_version_vectors([past[m] for m in chosen])
         norms = np.linalg.norm(vecs, axis=1) * max(float(np.linalg.norm(query_vec)), 1e-12)
         sims = (vecs @ query_vec) / np.maximum(norms, 1e-12)
         dense.update({m: float(s) for m, s in zip(chosen, sims, strict=True)})

@@ -13,7 +13,9 @@ can follow:
 4. what belongs first: the reply to the same question asked before, the user's current fact on the question's topic,
    a system of record's value above a claim on its subject, the user's own lines for a question about them;
 5. silence: nothing when the best match is below the floor, or only a little above it with no line about what is asked;
-6. the cut: lines close to the best, weak lines that share nothing with the question left out.
+6. the cut: lines close to the best, weak lines that share nothing with the question left out;
+7. with the host's model, where the rules were unsure, the model's judgement of which lines help, or none
+   (:mod:`~hermes_memory_core.retrieval.relevance`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from hermes_memory_core.retrieval.recall_policy import (
     without_unanswering,
     without_weak_lines,
 )
+from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.perspective import to_third_person
@@ -75,6 +78,7 @@ class Recaller:
     def __init__(self, searcher: Searcher) -> None:
         self.searcher = searcher
         self.engine = searcher.engine
+        self.judge = RelevanceJudge(self.engine.config.recall_judge_timeout_seconds, self.engine.model_pool)
 
     def recall(
         self,
@@ -174,7 +178,24 @@ class Recaller:
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
-        return standing + [h for h in recalled if h.id not in kept][:k]
+        recalled = [h for h in recalled if h.id not in kept][:k]
+        if llm is not None and recalled and self._unsure(bool(repeat) or talk or addressed, floor, best, focus, recalled):
+            judged = self.judge.judge(llm, asked, recalled)
+            recalled = recalled if judged is None else judged
+        return standing + recalled
+
+    def _unsure(self, decided: bool, floor: float | None, best: float, focus: frozenset[str],
+                hits: list[MemoryHit]) -> bool:
+        """Whether the host model is asked to judge ``hits`` (``recall_judge``): always, never, or where the rules
+        were unsure — the lines were not ``decided`` by the user's own history (the reply to this same question asked
+        before, a question about the conversation itself), and the best match is only a little above the floor or no
+        line shares a focus word with the question. A known fact on the question's topic is judged too: it is the
+        right subject, not always the answer ("Which university did my husband attend?" and his name)."""
+        mode = self.engine.config.recall_judge
+        if mode != "unsure":
+            return mode == "always"
+        return not decided and (floor is None or best < floor + FOCUS_MARGIN
+                                or not any(covers_focus(h, focus) for h in hits))
 
     def _topic_facts(self, user_id: str, topics: frozenset[str], tiers: list[MemoryType], now: float | None,
                      hits: list[MemoryHit], who: Caller) -> list[MemoryHit]:

@@ -2,7 +2,7 @@
 
 1. **Filter** — :func:`build_filter` validates a caller's arguments into a :class:`SearchFilter` (one user, tiers the
    caller may read, session, tags, time range), which both legs apply inside their engines.
-2. **Keyword leg** — BM25 over the user's memories (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.
+2. **Keyword leg** — BM25 over the user's memories (:meth:`~hermes_memory_core.storage.metadata.KeywordIndex.
    keyword_search`), on the local tokenizer's query terms, or the host model's key terms with ``llm_keywords``;
    sealed memories match through the keyed hashes of the same terms.
 3. **Vector leg** — the query embedding against the user's points in the vector engine.
@@ -218,16 +218,16 @@ class Searcher:
         # as asked alone 0.65; on the fact set, first hits 0.37 -> 0.96)
         text = asking_part(text) or text
         ql = language_of(text)
-        cross = engine.has_language(flt.user_id, "en" if ql == "zh" else "zh")
+        cross = engine.languages.has(flt.user_id, "en" if ql == "zh" else "zh")
         pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
         about_user = to_third_person(text, keep_requests=True)
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked (both forms in one call to the model, questions before background work)
         query_vec, *as_asked = engine.turns.embed_queries([about_user] + ([text] if about_user != text else []))
-        cosines = dict(engine.dense_candidates(query_vec, n, flt))
+        cosines = dict(engine.vector_reads.dense_candidates(query_vec, n, flt))
         spoken_vec = as_asked[0] if as_asked else None
-        spoken = dict(engine.dense_candidates(spoken_vec, n, flt)) if spoken_vec is not None else {}
+        spoken = dict(engine.vector_reads.dense_candidates(spoken_vec, n, flt)) if spoken_vec is not None else {}
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
@@ -238,7 +238,7 @@ class Searcher:
             # repeated question as cheap as offline)
             vecs = [cal.translated] if translated is not None else [cal.cross_query_vector, cal.translated]
             for vec in (v for v in vecs if v is not None):
-                found = engine.dense_candidates(vec, n, flt)
+                found = engine.vector_reads.dense_candidates(vec, n, flt)
                 if translated is not None:  # the translation's cosines score the other language (no fetch)
                     translated_cosines = dict(found)
                 found_by_cross.update(mid for mid, _ in found if mid not in cosines)
@@ -272,7 +272,7 @@ class Searcher:
                 legs: list[tuple[dict[str, float], Any]] = [(cosines, query_vec), (spoken, spoken_vec)]
                 for leg, vec in legs:
                     if vec is not None:
-                        leg.update((mid, c) for mid, c in engine.dense_candidates(vec, wider, flt) if mid not in leg)
+                        leg.update((mid, c) for mid, c in engine.vector_reads.dense_candidates(vec, wider, flt) if mid not in leg)
                 keyword = engine.keyword_candidates(
                     flt.user_id, terms, wider, flt.for_rows(at), context_weight=weights.keyword_context_weight)
                 fresh = {*cosines, *spoken, *(mid for mid, _ in keyword)} - candidates
@@ -342,7 +342,7 @@ class Searcher:
     def keyword_only(self, memory_type: MemoryType | str, keyword_score: float | None) -> bool:
         """A keyword match on a memory kept out of the vector index (``permanent_vectors=False``): the floor judges
         dense matches, so such a memory is judged by its keywords alone and passes it."""
-        return (keyword_score or 0.0) > 0 and not self.engine.has_vector(MemoryType(memory_type))
+        return (keyword_score or 0.0) > 0 and not self.engine.vector_reads.has_vector(MemoryType(memory_type))
 
     def translation(self, text: str, ql: Language, llm: LLM | None) -> Callable[[], str | None] | None:
         """Start asking the host's model for the question in the other language (``llm_translation``; cached per
@@ -376,13 +376,13 @@ class Searcher:
         question, its English dictionary terms."""
         translated = None
         if cross and translation is not None:  # a repeated question: no model call, no embedding, no calibration
-            return self._translated.calibrator(translation, query_vec, ql, self.engine.language_profile(),
+            return self._translated.calibrator(translation, query_vec, ql, self.engine.languages.profile(),
                                                self.engine.embedder.embed_query)
         if cross and ql == "zh":
             gloss = english_gloss(text)
             if gloss.strip():
                 translated = self.engine.embedder.embed_query(gloss)
-        return DenseCalibrator(self.engine.language_profile(), query_vec, ql, translated)
+        return DenseCalibrator(self.engine.languages.profile(), query_vec, ql, translated)
 
     def _confidence(
         self,
@@ -411,7 +411,7 @@ class Searcher:
         for lang, (mids, values) in by_cosine.items():
             out.update(zip(mids, (float(z) for z in cal.z_from_cosines(values, lang)), strict=True))
         if fetch:
-            vectors = self.engine.stored_vectors(fetch)
+            vectors = self.engine.vector_reads.stored_vectors(fetch)
             present = [mid for mid in fetch if mid in vectors]
             if present:
                 langs: list[Language] = [fields[mid].lang or ql for mid in present]

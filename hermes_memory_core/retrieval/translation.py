@@ -114,14 +114,15 @@ def _structured(answer: str) -> Any:
 
 
 def _strings(value: Any) -> list[str]:
-    """The strings of a parsed answer: a string, a list of them, or an object's first useful value."""
+    """The strings of a parsed answer: a string, a list of them, or an object's value under one of :data:`_KEYS`
+    (an object with none of them answers another question: a classification's ``{"type": "long_term"}`` is no
+    translation of anything)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
         return [s for item in value for s in (_strings(item) if isinstance(item, list | str) else [])]
     if isinstance(value, dict):
-        keys = [k for k in _KEYS if k in value] + [k for k in value if k not in _KEYS]
-        for key in keys:
+        for key in (k for k in _KEYS if k in value):
             found = _strings(value[key])
             if found:
                 return found
@@ -136,7 +137,8 @@ def parse_translation(answer: str | None, lang: Language, question: str) -> str 
     """The translation in a model's answer, or None when there is none usable.
 
     Accepts plain text (the first non-empty line, "Translation:" prefixes and quotes dropped), a JSON object
-    (its ``translation``/``text``/... value, else its first string) or a JSON list (its strings joined). Rejects
+    (its ``translation``/``text``/... value; an object without one is no translation) or a JSON list (its strings
+    joined). Rejects
     an answer not in ``lang``, with no searchable word, or longer than a translation of ``question`` can be.
     """
     if not answer or not answer.strip():

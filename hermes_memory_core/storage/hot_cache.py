@@ -5,7 +5,7 @@ about). The cache keeps the full records of each user's ``capacity`` most-return
 those hits without reading, parsing and (for permanent memories) decrypting their rows again.
 
 Correctness does not depend on this process seeing every write. Every search already reads each candidate's
-light columns (:meth:`~hermes_memory_core.storage.metadata.MetadataStore.rank_rows`, which filters out
+light columns (:meth:`~hermes_memory_core.storage.metadata.MemoryRecords.rank_rows`, which filters out
 deleted, expired and other users' rows); a cached record is used only when its ``version`` and tier equal the
 row's current ones (and it takes the row's current access count), so a change made by another process (server
 mode) is never served stale. Updates, deletes and tier changes in this process also drop the entry at once.

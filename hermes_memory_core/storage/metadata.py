@@ -1,26 +1,19 @@
-"""The metadata-store protocol every backend implements, with its written contract and the typed rows it returns.
+"""The metadata-store protocol every backend implements: one protocol per role, the store composed of them, and
+the typed rows they return.
 
-Contract (checked by ``tests/hermes_memory_core/storage/test_metadata_contract.py`` on SQLite and PostgreSQL):
-
-- A store holds memory rows (one per UUID: content, tier, owner, session, importance, times, version, metadata,
-  tags), their append-only versions, an access log, key/value meta, session buffers (see
-  :mod:`~hermes_memory_core.storage.sessions`) and a BM25 keyword index. It knows rows, not policy: what content
-  looks like at rest (encrypted or not) and which tokens index a memory are decided by the :class:`RowCodec` the
-  engine hands it; which memories lend each other conversational context is a property of each row
-  (``dialogue``), set by the writer.
-- Every write method is one transaction (``atomic()``; nested calls are savepoints). A write that raises changed
-  nothing. Reads see committed data only and never wait for a writer.
-- Reads are scoped: search-side reads take the owner's ``user_id`` and never return another user's row;
-  inactive (deleted) rows are returned only by methods that say so; ``now`` hides expired rows.
-- Keyword search is FTS5's BM25 (k1 = 1.2, b = 0.75) over the user's keyword shard, a memory's own tokens
-  weighing 1.0 and its conversational context ``context_weight``; scores are rounded to 9 decimals and ties are
-  broken by memory id, so equal stores answer in the same order on every backend.
-- Every value reaches the database as a bound parameter; the only names formatted into SQL are our own.
+A store holds memory rows (one per UUID: content, tier, owner, session, importance, times, version, metadata,
+tags), their append-only versions, an access log, key/value meta, session buffers (see
+:mod:`~hermes_memory_core.storage.sessions`) and a BM25 keyword index. It knows rows, not policy: what content looks
+like at rest (encrypted or not) and which tokens index a memory are decided by the :class:`RowCodec` the engine
+hands it; which memories lend each other conversational context is a property of each row (``dialogue``), set by
+the writer.
 
 The protocol is split by the roles a store plays (:data:`ROLES`: :class:`Connection`, :class:`MemoryRecords`,
 :class:`VersionHistory`, :class:`KeywordIndex`, :class:`AccessLog`, :class:`LifecycleRows`, :class:`ErasureRows`,
-:class:`Administration`), each with its own contract and its own group of contract tests; :class:`MetadataStore` is
-all of them over one database.
+:class:`Administration`), each with its own contract and its own group of contract tests
+(``tests/hermes_memory_core/storage/test_metadata_contract.py``, on SQLite and PostgreSQL). A
+:class:`MetadataStore` is the :class:`Connection` itself and holds one object per other role, over one database
+(``store.records.get(...)``, ``store.history.versions(...)``): no object answers for more than one role's methods.
 """
 
 from __future__ import annotations
@@ -37,6 +30,7 @@ from hermes_memory_core.types import AccessAction, ErasureKind, MemoryRecord, Me
 __all__ = [
     "DEFAULT_CONTEXT_WEIGHT",
     "ROLES",
+    "ROLE_ATTRIBUTES",
     "AccessLog",
     "AccessRecord",
     "Administration",
@@ -215,8 +209,10 @@ class Connection(Protocol):
     """The store as a database: connect, migrate, transactions, checks and key/value meta.
 
     Contract: :meth:`open` applies pending migrations exactly once however many processes open the store;
-    :meth:`atomic` nests (inner calls are savepoints, an inner failure rolls back only itself); a reader sees
-    committed data only and never waits for a writer.
+    every write method of every role is one transaction (:meth:`atomic`; nested calls are savepoints, an inner
+    failure rolls back only itself), and a write that raises changed nothing; a reader sees committed data only and
+    never waits for a writer. Every value reaches the database as a bound parameter; the only names formatted into
+    SQL are our own.
     """
 
     def open(self) -> None:
@@ -251,8 +247,9 @@ class MemoryRecords(Protocol):
     """Memory rows: write them, move them between tiers, read them back scoped to their owner.
 
     Contract: one row per UUID; an insert writes version 1, tags, keyword entries and an ``add`` log row in one
-    transaction; reads by user never return another user's row, leave inactive rows out unless asked and hide rows
-    expired at ``now``; a soft-deleted row keeps its history and leaves the keyword index.
+    transaction; reads are scoped: search-side reads take the owner's ``user_id`` and never return another user's
+    row, inactive (deleted) rows are returned only by methods that say so, and ``now`` hides rows expired by then;
+    a soft-deleted row keeps its history and leaves the keyword index.
     """
 
     def insert(self, rows: Sequence[NewMemory], note: str = "") -> None:
@@ -341,9 +338,10 @@ class VersionHistory(Protocol):
 class KeywordIndex(Protocol):
     """The BM25 keyword index over each user's active memories, and its upkeep.
 
-    Contract: FTS5's BM25 (k1 = 1.2, b = 0.75) over the user's shard, a memory's own tokens weighing 1.0 and its
-    conversational context ``context_weight``; scores rounded to 9 decimals, ties broken by memory id, so both
-    backends answer in the same order; the index follows every write, and upkeep never changes results.
+    Contract: FTS5's BM25 (k1 = 1.2, b = 0.75) over the user's keyword shard, a memory's own tokens weighing 1.0
+    and its conversational context ``context_weight``; scores rounded to 9 decimals, ties broken by memory id, so
+    equal stores answer in the same order on every backend; the index follows every write (the tokens are the
+    codec's: :meth:`RowCodec.index_tokens`, :meth:`RowCodec.context_tokens`), and upkeep never changes results.
     """
 
     def keyword_search(
@@ -469,17 +467,50 @@ class Administration(Protocol):
         """Write a consistent SQLite copy of the whole store to ``target`` (the bundle format)."""
 
 
-class MetadataStore(Connection, MemoryRecords, VersionHistory, KeywordIndex, AccessLog, LifecycleRows, ErasureRows,
-                    Administration, Protocol):
-    """What the engine needs from a metadata backend: every role above, over one database (see the module docstring
-    for the contract they share)."""
+class MetadataStore(Connection, Protocol):
+    """What the engine needs from a metadata backend: the :class:`Connection` itself, and one object per other role
+    of :data:`ROLES`, all over one database (each role's docstring states its contract)."""
 
     #: Where the store lives, for messages and store keys (a file path, or a URL without its password).
     location: str
     #: The engine's policy for content at rest and keyword tokens (set before the first read or write).
     codec: RowCodec
 
+    @property
+    def records(self) -> MemoryRecords:
+        """Memory rows: write, move between tiers, read back scoped to their owner."""
 
-#: The roles a metadata store plays, each a protocol with its own contract (and contract tests on both backends).
+    @property
+    def history(self) -> VersionHistory:
+        """A memory's versions and the store as it stood at a past moment."""
+
+    @property
+    def keywords(self) -> KeywordIndex:
+        """The BM25 keyword index and its upkeep."""
+
+    @property
+    def access(self) -> AccessLog:
+        """The access log and the access counts searches add."""
+
+    @property
+    def lifecycle(self) -> LifecycleRows:
+        """What forgetting and the repair of both halves read."""
+
+    @property
+    def erasure(self) -> ErasureRows:
+        """Complete erasure: intents, a user's rows, the rewrite of their bytes."""
+
+    @property
+    def admin(self) -> Administration:
+        """Whole-store work: re-sealing and bundle copies."""
+
+
+#: The roles a metadata store plays, each a protocol with its own contract (and contract tests on both backends);
+#: the store is the first, and holds each other one as the attribute :data:`ROLE_ATTRIBUTES` names.
 ROLES: tuple[type, ...] = (Connection, MemoryRecords, VersionHistory, KeywordIndex, AccessLog, LifecycleRows,
                            ErasureRows, Administration)
+
+#: The attribute of a :class:`MetadataStore` that holds each role but :class:`Connection` (the store itself).
+ROLE_ATTRIBUTES: dict[type, str] = {MemoryRecords: "records", VersionHistory: "history", KeywordIndex: "keywords",
+                                    AccessLog: "access", LifecycleRows: "lifecycle", ErasureRows: "erasure",
+                                    Administration: "admin"}

@@ -4,10 +4,10 @@ Contract:
 
 * :func:`folder_writable` says whether a store's folder can be written (a read-only filesystem, or a folder this
   account may not write, cannot); the engine opens such a store read-only by itself.
-* :class:`ReadOnlyMetadata` wraps any metadata store: reads pass through; every write method raises
-  :class:`~hermes_memory_core.errors.ReadOnlyStoreError` before a statement is issued, except the audit records a
-  read would leave (access counts, permanent-tier read log), which are dropped: a read-only store cannot record
-  them.
+* :class:`ReadOnlyMetadata` wraps any metadata store, and each role object it holds (``records``, ``history``,
+  ...): reads pass through; every write method raises :class:`~hermes_memory_core.errors.ReadOnlyStoreError`
+  before a statement is issued, except the audit records a read would leave (access counts, permanent-tier read
+  log), which are dropped: a read-only store cannot record them.
 * :func:`sparse_copy` copies a folder keeping holes as holes (``SEEK_DATA``/``SEEK_HOLE``): the vector engine's
   preallocated files cost their data, not their apparent size, in the private copy a read-only shard is searched
   from (see :mod:`~hermes_memory_core.storage.edge_store`).
@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory_core.errors import ReadOnlyStoreError
+from hermes_memory_core.storage.metadata import ROLE_ATTRIBUTES
 
 __all__ = ["WRITE_METHODS", "PrivateCopy", "ReadOnlyMetadata", "folder_writable", "read_only_error", "sparse_copy"]
 
-#: Metadata-store methods that write (any of them raises on a read-only store).
+#: Metadata-store methods that write, the store's own and its roles' (any of them raises on a read-only store).
 WRITE_METHODS = frozenset({
     "atomic", "set_meta", "insert", "add_version", "revert_version", "soft_delete", "purge", "set_tier", "recode",
     "repair_keyword_index", "set_xlang_terms", "set_languages", "record_erasure", "clear_erasure",
@@ -59,8 +60,25 @@ def folder_writable(folder: Path) -> bool:
     return False
 
 
-class ReadOnlyMetadata:
+class _ReadOnlyPart:
+    """A store or one of its role objects, refusing writes: reads pass through, read traces are dropped."""
+
+    def __init__(self, inner: Any, location: str, why: str) -> None:
+        object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, "_location", location)
+        object.__setattr__(self, "_why", why)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in WRITE_METHODS:
+            raise read_only_error(self._location, "write" if name == "atomic" else name.replace("_", " "), self._why)
+        if name in _READ_TRACES:
+            return _ignore
+        return getattr(self._inner, name)
+
+
+class ReadOnlyMetadata(_ReadOnlyPart):
     """A metadata store that refuses writes (see the module docstring); everything else is the wrapped store's.
+    Its role objects (:data:`~hermes_memory_core.storage.metadata.ROLE_ATTRIBUTES`) are wrapped the same way.
 
     Args:
         inner: The metadata store (already built, opened by :meth:`open`).
@@ -68,15 +86,9 @@ class ReadOnlyMetadata:
     """
 
     def __init__(self, inner: Any, why: str) -> None:
-        object.__setattr__(self, "_inner", inner)
-        object.__setattr__(self, "_why", why)
-
-    def __getattr__(self, name: str) -> Any:
-        if name in WRITE_METHODS:
-            raise read_only_error(self._inner.location, "write" if name == "atomic" else name.replace("_", " "), self._why)
-        if name in _READ_TRACES:
-            return _ignore
-        return getattr(self._inner, name)
+        super().__init__(inner, inner.location, why)
+        for role in ROLE_ATTRIBUTES.values():
+            object.__setattr__(self, role, _ReadOnlyPart(getattr(inner, role), inner.location, why))
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._inner, name, value)

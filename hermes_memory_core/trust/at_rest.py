@@ -279,7 +279,7 @@ def reseal_for_policy(
     if codec.seal_sessions:
         ensure_key()
     with metadata.atomic():
-        metadata.recode(tiers, codec)
+        metadata.admin.recode(tiers, codec)
         if codec.seal_sessions or old_mode == "all":
             sessions.recode(codec, codec)
         metadata.set_meta(POLICY_META, wanted)

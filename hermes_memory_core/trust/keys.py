@@ -134,7 +134,7 @@ class KeyManager:
         written = self._stage_rotation(new_key, save_to)
         try:
             with metadata.atomic():
-                metadata.recode(tuple(sorted(codec.sealed_tiers)), fresh)
+                metadata.admin.recode(tuple(sorted(codec.sealed_tiers)), fresh)
                 if codec.seal_sessions:
                     sessions.recode(codec, fresh)
                 metadata.set_meta(KEY_CHECK, cipher.check_value())

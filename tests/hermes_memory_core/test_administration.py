@@ -45,7 +45,7 @@ def test_reads_about_one_user_see_that_users_own_facts(plain: MemoryProvider) ->
     assert [r.id for r in plain.list_memories(user_id="u1", memory_types=["permanent"])] == [fact]
     assert plain.get(fact, user_id="u1").content == "The user is allergic to peanuts"
     assert [v.version for v in plain.history(fact, user_id="u1")] == [1]
-    reads = [(a, d) for a, _at, d in plain.engine.metadata.access_log(fact)]
+    reads = [(a, d) for a, _at, d in plain.engine.metadata.access.access_log(fact)]
     assert ("permanent_read", "user:u1") in reads
 
 

@@ -137,7 +137,7 @@ def test_a_store_with_a_hanging_model_closes_and_another_store_keeps_its_model(t
                 assert hung.search("Where does the user live?", user_id="u")
             mid = healthy.add("The user is allergic to peanuts.", user_id="u")
             healthy.flush()
-            assert healthy.engine.metadata.xlang_terms(mid) == "花生"  # the other store's model was asked
+            assert healthy.engine.metadata.keywords.xlang_terms(mid) == "花生"  # the other store's model was asked
         closer = _in_thread(hung.close)
         closer.join(_LIVENESS)
         assert not closer.is_alive() and hung.closed

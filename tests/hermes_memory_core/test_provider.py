@@ -141,7 +141,7 @@ def test_search_updates_access_count_and_log(mem: MemoryProvider) -> None:
     mem.search("violin", user_id="u")
     mem.flush()
     assert mem.get(mid).access_count == 2
-    actions = [a for a, _at, _d in mem.engine.metadata.access_log(mid)]
+    actions = [a for a, _at, _d in mem.engine.metadata.access.access_log(mid)]
     assert actions == ["add", "search", "search"]
 
 

@@ -40,4 +40,4 @@ def test_readme_knowledge_snippet_runs(tmp_path: Path, monkeypatch: pytest.Monke
     assert scope["quit_"].action == "versioned" and scope["quit_"].id == scope["habit"].id
     assert answers == ["用户最近把咖啡戒了", "The user lives in Berlin"]  # what the comments say
     with MemoryProvider.from_config({"data_dir": str(tmp_path / "hermes_data")}) as mem:
-        assert mem.stats().total_active == 0 and mem.engine.metadata.counts()["versions"] == 0
+        assert mem.stats().total_active == 0 and mem.engine.metadata.lifecycle.counts()["versions"] == 0

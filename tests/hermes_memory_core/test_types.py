@@ -41,7 +41,7 @@ def test_remember_and_access_log_carry_enum_values(tmp_path: Path, backend: str)
         with pytest.raises(PermissionDeniedError):
             mem.get(fact, caller=Caller("anonymous"))
         mem.get(fact, caller=Caller.admin("a"))
-        actions = {a for a, _at, _d in mem.engine.metadata.access_log(fact)}
+        actions = {a for a, _at, _d in mem.engine.metadata.access.access_log(fact)}
         assert actions == {"add", "permanent_write", "permanent_denied", "permanent_read"}
         assert {AccessAction(a) for a in actions} == {AccessAction.ADD, AccessAction.PERMANENT_WRITE,
                                                       AccessAction.PERMANENT_DENIED, AccessAction.PERMANENT_READ}

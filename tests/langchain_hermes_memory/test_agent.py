@@ -11,6 +11,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
 
 from hermes_memory_core import InvalidInputError, MemoryProvider, MemoryType
 from langchain_hermes_memory import (
@@ -212,3 +213,44 @@ def test_thread_ids_are_sealed_under_encrypt_at_rest_all(tmp_path: Any, embedder
         assert view.summary and any("green tea" in m.content for m in view.messages)
         kept = mem.search("green tea", user_id="dora", session_id=thread, memory_types=["short_term"])
         assert kept and {h.session_id for h in kept} == {thread}
+
+
+class _JudgingHost(ScriptedChatModel):
+    """The host's model as the middleware's ``llm=``: it reads the relevance judgement's prompt and names the lines
+    about an allergy when the question asks about one, else NONE; it answers nothing readable to anything else."""
+
+    judged: list[str] = Field(default_factory=list)
+
+    def _generate(self, messages: list[Any], stop: list[str] | None = None, run_manager: Any = None,
+                  **kwargs: Any) -> Any:
+        from langchain_core.outputs import ChatGeneration, ChatResult
+
+        prompt = str(messages[-1].content)
+        answer = ""
+        if prompt.startswith("You decide which remembered lines help"):
+            self.judged.append(prompt)
+            question = prompt.split("Question: ", 1)[1].split("\n", 1)[0]
+            lines = [line.split(". ", 1) for line in prompt.split("Lines:\n", 1)[1].split("\n\n", 1)[0].splitlines()]
+            picked = [n for n, text in lines if "allerg" in question and "allerg" in text]
+            answer = ", ".join(picked) or "NONE"
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(answer))])
+
+
+def test_the_host_model_leaves_a_never_said_question_without_a_block(real_mem: MemoryProvider) -> None:
+    """Through the middleware with the host's model, default settings: a question about something never said gets
+    no memory block (the rules alone would show the favourite dish for the favourite colour); a question the store
+    answers still gets its line."""
+    real_mem.remember("我最喜欢的菜是外婆做的红烧肉。", user_id="lin")
+    real_mem.remember("I'm allergic to penicillin.", user_id="lin")
+    real_mem.flush()
+    model, host = ScriptedChatModel(), _JudgingHost()
+    agent = _agent(real_mem, model, llm=host)
+    assert real_mem.recall("What is my favourite colour?", user_id="lin")  # what the rules alone keep
+    model.say("I don't know.", "Avoid penicillin.")
+    agent.invoke({"messages": [HumanMessage("What is my favourite colour?")]}, {"configurable": {"thread_id": "a"}},
+                 context=Context("lin"))
+    assert MEMORY_BLOCK_START not in ScriptedChatModel.system_text(model.requests[-1])
+    agent.invoke({"messages": [HumanMessage("Which medicine am I allergic to?")]},
+                 {"configurable": {"thread_id": "b"}}, context=Context("lin"))
+    assert "penicillin" in ScriptedChatModel.system_text(model.requests[-1])
+    assert host.judged and "最喜欢的菜" in host.judged[0]

@@ -34,7 +34,7 @@ from hermes_memory_core.errors import (
 )
 from hermes_memory_core.storage.postgres import migrations as postgres_migrations
 from hermes_memory_core.storage.postgres.schema import schema_problems, store_lock_key
-from hermes_memory_core.storage.sql.base import ROW_TABLES
+from hermes_memory_core.storage.sql.rows import ROW_TABLES
 from hermes_memory_core.storage.sqlite import migrations as sqlite_migrations
 
 __all__ = ["PostgresDatabase", "redact_url", "translate"]

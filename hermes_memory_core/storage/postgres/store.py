@@ -54,7 +54,7 @@ class PostgresMetadataStore(SQLMetadataStore):
     def load_bundle(self, path: Path) -> None:
         """Replace every row of this store by the rows of a bundle's SQLite file, in one transaction.
 
-        The keyword index is left empty: rebuild it with :meth:`repair_keyword_index` once the key is loaded.
+        The keyword index is left empty: rebuild it with ``keywords.repair_keyword_index()`` once the key is loaded.
         """
         self.db.load_bundle(path)
 

@@ -5,7 +5,10 @@ neighbours in the conversation (the active dialogue memories of the same session
 and just after it): an answer ("Yes, every Sunday!") is found by the words of the question it answers. The keyword
 leg weighs that field by ``keyword_context_weight``. Only rows marked ``dialogue`` give or take context (the writer
 decides; memories written as independent facts never do), memories written in the same second lend each other
-nothing, and a deleted memory's words leave its neighbours' entries at once. A line that only asks lends its words
+nothing — except the lines of a conversation, which stand in the order they were said: a turn's message and its
+reply written together (one ``add_messages`` call, as LangChain's ``RunnableWithMessageHistory`` writes a turn) are
+two moments, the message's then the reply's, and a next turn's line written in the same second comes after both —
+and a deleted memory's words leave its neighbours' entries at once. A line that only asks lends its words
 forward, to the answer after it, never back to the line before it: the reply to one question is not found by the
 next question's words (a user who asks a run of questions would otherwise find each answer under its neighbour).
 """
@@ -21,6 +24,7 @@ from hermes_memory_core.storage.metadata import NewMemory, RowCodec
 from hermes_memory_core.storage.sql.parts import KeywordDoc, KeywordPostings
 from hermes_memory_core.text.questions import is_question
 from hermes_memory_core.text.tokenizer import tokenize
+from hermes_memory_core.types import CONVERSATION_KIND
 
 __all__ = ["CONTEXT_PER_MOMENT", "ContextIndex", "PlainCodec"]
 
@@ -191,21 +195,24 @@ class ContextIndex:
             f"SELECT DISTINCT created_at {where}created_at > ? ORDER BY created_at LIMIT 2", (*key, hi)
         )]
         first, last = (below[-1] if below else lo), (above[-1] if above else hi)
-        rows = conn.execute(
-            f"SELECT id, content, created_at, memory_type, xlang_terms {where}created_at >= ? AND created_at <= ? "
-            "ORDER BY created_at, id",
+        rows = sorted(conn.execute(
+            f"SELECT id, content, created_at, memory_type, xlang_terms, metadata {where}created_at >= ? "
+            "AND created_at <= ? ORDER BY created_at, id",
             (*key, first, last),
-        ).fetchall()
+        ).fetchall(), key=lambda r: (r[2], *self._said_order(r[0], r[5])))
         moments: list[list[str]] = []
         times: list[int] = []
+        order: list[tuple[int, int, int]] = []
         own_toks: dict[str, Sequence[str]] = dict(own or {})
         lent: dict[str, list[str]] = {}
         asks: set[str] = set()
         terms: dict[str, list[str]] = {}
-        for mid, stored, created, tier, xlang in rows:
-            if not times or times[-1] != created:
+        for mid, stored, created, tier, xlang, meta in rows:
+            said = (created, *self._said_order(mid, meta))
+            if not order or order[-1] != said:
                 moments.append([])
                 times.append(created)
+                order.append(said)
             moments[-1].append(mid)
             text = self._ix.open(mid, stored)
             if mid not in own_toks:
@@ -234,6 +241,14 @@ class ContextIndex:
                     self.postings.index(conn, (mid, user_id, own_toks[mid], [*context, *terms[mid]]))
         if fresh:
             self.postings.index_new(conn, fresh)
+
+    def _said_order(self, memory_id: str, stored: str | None) -> tuple[int, int]:
+        """Where a line stands among the lines written in its second: a conversation line by its turn, the user's
+        message before the assistant's reply; any other memory first, with all others of its second (one moment)."""
+        meta, _tags = self._ix.unpack_metadata(memory_id, stored)
+        if meta.get("kind") != CONVERSATION_KIND or not isinstance(meta.get("turn"), int):
+            return (-1, 0)
+        return (int(meta["turn"]), 1 if meta.get("role") == "assistant" else 0)
 
     def repair(self) -> int:
         """Index active memories missing from the keyword index (with their conversational context) and drop

@@ -1,8 +1,8 @@
 """Metadata store on SQLite in WAL mode: one writer at a time, readers in parallel, thread-safe.
 
-The shared rows (:class:`~hermes_memory_core.storage.sql.base.SQLMetadataStore`) over the two SQLite parts it
-holds: the database (:class:`~hermes_memory_core.storage.sqlite.database.SQLiteDatabase`: connections, WAL,
-migrations, read-only opening, checkpoints, backups) and the FTS5 keyword index
+The shared store, one object per role (:class:`~hermes_memory_core.storage.sql.base.SQLMetadataStore`), over
+the two SQLite parts it holds: the database (:class:`~hermes_memory_core.storage.sqlite.database.SQLiteDatabase`:
+connections, WAL, migrations, read-only opening, checkpoints, backups) and the FTS5 keyword index
 (:class:`~hermes_memory_core.storage.sqlite.keywords.FTS5Postings`).
 """
 
@@ -43,7 +43,7 @@ class SQLiteMetadataStore(SQLMetadataStore):
 
     @property
     def checkpoint_wait(self) -> float:
-        """Longest :meth:`checkpoint` waits for readers, in seconds."""
+        """Longest ``erasure.checkpoint()`` waits for readers, in seconds."""
         return self.db.checkpoint_wait
 
     @checkpoint_wait.setter

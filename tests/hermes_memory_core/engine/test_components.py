@@ -44,7 +44,7 @@ def test_writes_reach_both_halves_and_reads_find_them(engine: MemoryEngine) -> N
     assert engine.upkeep.vector_count() == 1
     assert lookups.rank_rows([mid], "u1")[mid].memory_type is MemoryType.LONG_TERM  # the tier as its enum
     vector = engine.parts.embed_documents(["bees on the roof"])[0]
-    assert [m for m, _ in lookups.dense_candidates(vector, 5, VectorFilter(user_id="u1"))] == [mid]
+    assert [m for m, _ in lookups.vector_reads.dense_candidates(vector, 5, VectorFilter(user_id="u1"))] == [mid]
 
 
 def test_a_vector_store_that_refuses_the_write_leaves_no_row(engine: MemoryEngine, monkeypatch: Any) -> None:
@@ -70,7 +70,7 @@ def test_reads_check_and_log_the_permanent_tier(engine: MemoryEngine) -> None:
     mid = _add(engine.writes, "The user's blood type is A", MemoryType.PERMANENT)
     with pytest.raises(PermissionDeniedError):
         engine.reads.owned(mid, "u1", Caller.for_user("u2"))
-    actions = [row[0] for row in engine.parts.metadata.access_log(mid)]
+    actions = [row[0] for row in engine.parts.metadata.access.access_log(mid)]
     assert AccessAction.PERMANENT_DENIED.value in actions
     with pytest.raises(NotFoundError):
         engine.reads.owned(mid, "u2", ADMIN)  # not that user's
@@ -103,10 +103,10 @@ def test_the_eraser_holds_the_write_lock_while_rows_go_and_not_while_files_are_r
         t.join()
         return out[0]
 
-    real_purge, real_residue = engine.parts.metadata.purge, engine.parts.metadata.erase_residue
-    monkeypatch.setattr(engine.parts.metadata, "purge",
+    real_purge, real_residue = engine.parts.metadata.records.purge, engine.parts.metadata.erasure.erase_residue
+    monkeypatch.setattr(engine.parts.metadata.records, "purge",
                         lambda ids: (held.__setitem__("rows", owned_by_other_thread()), real_purge(ids))[1])
-    monkeypatch.setattr(engine.parts.metadata, "erase_residue",
+    monkeypatch.setattr(engine.parts.metadata.erasure, "erase_residue",
                         lambda users: (held.__setitem__("files", owned_by_other_thread()), real_residue(users))[1])
     mid = _add(engine.writes, "The user sails a dinghy")
     erasure = Erasure(ErasureKind.MEMORY, "u1", mid)
@@ -123,10 +123,10 @@ def test_the_access_buffer_writes_in_batches_and_forgets_erased_users(engine: Me
     buffer.note([rec], "u1", ADMIN)
     buffer.discard("u1")
     buffer.flush()
-    assert [r[0] for r in engine.parts.metadata.access_log(mid)].count(AccessAction.SEARCH.value) == 0
+    assert [r[0] for r in engine.parts.metadata.access.access_log(mid)].count(AccessAction.SEARCH.value) == 0
     buffer.note([rec], "u1", ADMIN)
     buffer.flush()
-    assert [r[0] for r in engine.parts.metadata.access_log(mid)].count(AccessAction.SEARCH.value) == 1
+    assert [r[0] for r in engine.parts.metadata.access.access_log(mid)].count(AccessAction.SEARCH.value) == 1
 
 
 def test_languages_follow_the_writes(engine: MemoryEngine) -> None:

@@ -79,13 +79,13 @@ def test_purge_waits_a_bounded_time_without_the_write_lock(mem: MemoryProvider, 
     metadata = mem.engine.metadata
     metadata.checkpoint_wait = 8.0  # type: ignore[attr-defined]
     waiting = threading.Event()
-    checkpoint = metadata.checkpoint
+    checkpoint = metadata.erasure.checkpoint
 
     def entered() -> None:
         waiting.set()
         checkpoint()
 
-    monkeypatch.setattr(metadata, "checkpoint", entered)
+    monkeypatch.setattr(metadata.erasure, "checkpoint", entered)
     reports: list[object] = []
     purge = threading.Thread(target=lambda: reports.append(mem.purge_user("alice")))
     purge.start()
@@ -99,18 +99,18 @@ def test_purge_waits_a_bounded_time_without_the_write_lock(mem: MemoryProvider, 
     assert "reconcile()" in report.left and report.memories == 5  # type: ignore[attr-defined]
     assert mem.search("secret of alice", user_id="alice") == []
     assert {h.id for h in mem.search("memory", user_id="bob")} == {keep, other}
-    assert len(metadata.pending_erasures()) == 1  # recorded again: what is left is not forgotten
+    assert len(metadata.erasure.pending_erasures()) == 1  # recorded again: what is left is not forgotten
     assert _on_disk(mem, b"secret of alice")  # the reader's snapshot keeps the old pages in the file
     _release(reader)
     assert mem.reconcile().erasures_finished == 1
-    assert metadata.pending_erasures() == [] and not _on_disk(mem, b"secret of alice")
+    assert metadata.erasure.pending_erasures() == [] and not _on_disk(mem, b"secret of alice")
 
 
 def test_purge_without_a_reader_leaves_nothing(mem: MemoryProvider) -> None:
     mem.add("secret of alice", user_id="alice")
     report = mem.purge_user("alice")
     assert report.left == "" and report.as_dict()["left"] == "" and report.memories == 1
-    assert mem.engine.metadata.pending_erasures() == [] and not _on_disk(mem, b"secret of alice")
+    assert mem.engine.metadata.erasure.pending_erasures() == [] and not _on_disk(mem, b"secret of alice")
     assert (Path(mem.config.data_dir) / f"{METADATA_FILE}-wal").stat().st_size == 0
 
 
@@ -120,13 +120,13 @@ def test_a_reader_of_the_small_vector_file_is_reported_as_left_and_reconcile_fin
     with _reader_of(_small_vector_file(Path(mem.config.data_dir))):
         report = mem.purge_user("alice")
         assert "write-ahead log busy" in report.left  # not a silent leftover
-        assert len(mem.engine.metadata.pending_erasures()) == 1
+        assert len(mem.engine.metadata.erasure.pending_erasures()) == 1
         assert mem.search("secret of alice", user_id="alice") == []
         early = mem.reconcile()  # run while the reader is still there: it says the erasure is still left
         assert early.erasures_finished == 0 and early.erasures_left == 1
     done = mem.reconcile()
     assert done.erasures_finished == 1 and done.erasures_left == 0
-    assert mem.engine.metadata.pending_erasures() == []
+    assert mem.engine.metadata.erasure.pending_erasures() == []
     assert mem.search("memory", user_id="bob")
 
 
@@ -155,7 +155,7 @@ def test_a_purge_waiting_for_a_reader_of_the_vector_file_holds_no_lock(mem: Memo
     finally:
         go_on.set()
         purge.join(60)
-    assert mem.engine.metadata.pending_erasures() == []
+    assert mem.engine.metadata.erasure.pending_erasures() == []
     assert {h.content for h in mem.search("memory meanwhile", user_id="bob")} >= {"written meanwhile"}
 
 
@@ -178,12 +178,12 @@ def test_a_transaction_older_than_the_purge_on_postgres_is_reported_and_reconcil
             report = mem.purge_user(victim)
             assert "transactions older than the erasure" in report.left and report.memories == 3
             assert f"server sessions {holder.info.backend_pid}" in report.left
-            assert len(mem.engine.metadata.pending_erasures()) == 1  # what is left is not forgotten
+            assert len(mem.engine.metadata.erasure.pending_erasures()) == 1  # what is left is not forgotten
             assert mem.search(f"{victim} note", user_id=victim) == []
         finally:
             holder.close()
         assert mem.reconcile().erasures_finished == 1
-        assert mem.engine.metadata.pending_erasures() == []
+        assert mem.engine.metadata.erasure.pending_erasures() == []
         assert [h.content for h in mem.search("memory", user_id="bob")] == ["bob's memory"]
     assert not _postgres_files_holding([victim.encode()])
 
@@ -204,7 +204,7 @@ def test_only_transactions_begun_before_the_rewrite_hold_it_back_on_postgres(tmp
         older = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
         older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         older.execute("SELECT count(*) FROM pg_class").fetchone()  # a snapshot from before the delete
-        mem.engine.metadata.erase_user_rows(victim)
+        mem.engine.metadata.erasure.erase_user_rows(victim)
         later = psycopg.connect(POSTGRES_URL, autocommit=True)  # type: ignore[arg-type]
         wait = database.retry_while_busy
 
@@ -241,7 +241,7 @@ def test_a_purge_on_postgres_waits_for_a_short_older_transaction(tmp_path: Path,
             report = mem.purge_user(victim)
         finally:
             ender.join()
-        assert report.left == "" and mem.engine.metadata.pending_erasures() == []
+        assert report.left == "" and mem.engine.metadata.erasure.pending_erasures() == []
     assert not _postgres_files_holding([victim.encode()])
 
 

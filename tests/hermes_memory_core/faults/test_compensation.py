@@ -39,7 +39,7 @@ def test_failed_vector_write_leaves_nothing(failing) -> None:  # type: ignore[no
         mem.add_many([{"content": f"m{i}", "user_id": "u"} for i in range(3)])
     stats = mem.stats()
     assert stats.total_active == 1 and stats.vector_points == 1 and stats.versions == 1
-    assert mem.engine.metadata.keyword_search("u", ["lost"], 10) == []
+    assert mem.engine.metadata.keywords.keyword_search("u", ["lost"], 10) == []
     store.fail_upserts = False
     assert mem.search("kept", user_id="u")[0].id == keep
 
@@ -56,7 +56,7 @@ def test_a_vector_write_failing_on_a_full_disk_leaves_no_row(failing, monkeypatc
         raise StorageFullError("injected: the disk holding the metadata is full")
 
     monkeypatch.setattr(store, "upsert", full)
-    monkeypatch.setattr(mem.engine.metadata, "purge", no_room)
+    monkeypatch.setattr(mem.engine.metadata.records, "purge", no_room)
     with pytest.raises(StorageFullError):
         mem.add("lost memory", user_id="u")
     monkeypatch.undo()
@@ -81,7 +81,7 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
                         {"user_id": "u", "memory_type": "long_term", "created_at": 0, "tags": []})
     mem.engine.vectors.upsert([ghost])  # point without a row
     c = mem.add("stale vector", user_id="u")
-    mem.engine.metadata.add_version(c, "stale vector, updated", "", 1, "u")  # row ahead of its point
+    mem.engine.metadata.history.add_version(c, "stale vector, updated", "", 1, "u")  # row ahead of its point
     report = mem.reconcile()
     assert report.vector_orphans_removed == 1
     assert report.metadata_orphans_reindexed == 2
@@ -95,7 +95,7 @@ def test_reconcile_repairs_orphans_both_ways(mem: MemoryProvider) -> None:
 def test_reconcile_rebuilds_keyword_rows(mem: MemoryProvider) -> None:
     mid = mem.add("我喜欢喝美式咖啡", user_id="u")
     with mem.engine.metadata.atomic() as conn:
-        mem.engine.metadata.keywords.postings.unindex(conn, mid)
-    assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5) == []
+        mem.engine.metadata.shared.context.postings.unindex(conn, mid)
+    assert mem.engine.metadata.keywords.keyword_search("u", ["咖啡"], 5) == []
     assert mem.reconcile().keyword_rows_repaired == 1
-    assert mem.engine.metadata.keyword_search("u", ["咖啡"], 5)[0][0] == mid
+    assert mem.engine.metadata.keywords.keyword_search("u", ["咖啡"], 5)[0][0] == mid

@@ -23,7 +23,7 @@ rnd = random.Random(seed)
 mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=sys.argv[4]), caller=Caller.admin("crash-test"))
 def ack(*parts):
     print(" ".join(str(p) for p in parts), flush=True)
-ids = [r.id for b in mem.engine.metadata.iter_active() for r in b]
+ids = [r.id for b in mem.engine.metadata.records.iter_active() for r in b]
 ack("READY")
 i = 0
 while True:

@@ -19,6 +19,7 @@ from hermes_memory_core.lifecycle.classifier import (
     rule_normalize,
 )
 from hermes_memory_core.lifecycle.promotion import MODEL_REFUSAL
+from tests.conftest import ADMIN
 from tests.hermes_memory_core.fake_llms import FixedLLM, RaisingLLM, ScriptedLLM, SlowLLM
 
 #: An ordinary preference: the rules store it; only a model's "yes" refuses it.
@@ -168,3 +169,24 @@ def test_the_normaliser_drops_asides_that_are_not_part_of_the_fact(said: str, st
 def test_habits_with_a_time_word_and_languages_the_user_speaks_are_lasting(said: str, lasting: bool) -> None:
     kept = RuleClassifier().classify(said).memory_type is MemoryType.LONG_TERM
     assert kept is lasting
+
+
+CANNED = '{"type": "long_term", "reason": "scripted"}'
+
+
+def test_a_model_that_answers_everything_the_same_never_writes_the_profile(mem: MemoryProvider) -> None:
+    """A memory model that answers every prompt with a classification (a scripted one, or a confused small model)
+    gives no rewrite: the rules rewrite the statement, and the answer never becomes the user's memory or a version
+    of one."""
+    from hermes_memory_core.lifecycle.classifier import rewrites
+
+    assert not rewrites(CANNED, "I have a cat named Mochi.") and not rewrites("OK.", "I have a cat named Mochi.")
+    assert rewrites("The user has a cat named Mochi.", "I have a cat named Mochi.")
+    assert rewrites("用户主用 Python，避免 Java", "我平时写 Python 比较多，不太想用 Java")
+    model = FixedLLM(CANNED)
+    for text in ("I have a cat named Mochi.", "我住在北京朝阳区。", "My favourite editor is Neovim."):
+        mem.remember(text, user_id="u", llm=model)
+    lasting = mem.list_memories(user_id="u", memory_types=["long_term", "permanent"], caller=ADMIN)
+    contents = sorted(v.content for r in lasting for v in mem.history(r.id, caller=ADMIN))
+    assert all("{" not in c and "type" not in c for c in contents), contents
+    assert any("Mochi" in c for c in contents) and any("北京" in c for c in contents) and any("Neovim" in c for c in contents)

@@ -91,7 +91,7 @@ def test_remember_twice_stores_one_memory_and_counts_the_repetition(store: Memor
     after = store.get(first.id)  # type: ignore[arg-type]
     assert after.access_count == before.access_count + 1 and after.updated_at == before.updated_at + 3600
     assert after.version == 1 and store.stats().by_type["long_term"] == 1
-    assert ("repeat", after.updated_at, "") in store.engine.metadata.access_log(first.id)  # type: ignore[arg-type]
+    assert ("repeat", after.updated_at, "") in store.engine.metadata.access.access_log(first.id)  # type: ignore[arg-type]
     # a near miss is another fact: stored beside it
     other = store.remember("I usually drink black tea in the afternoon", user_id="u")
     assert other.action == "added" and other.id != first.id

@@ -158,7 +158,7 @@ def test_purge_user_leaves_no_byte_and_no_other_user_is_touched(
         assert victim not in mem.stats().by_user and mem.hot_cache.size(victim) == 0
         assert mem.search("stamps", user_id=victim) == [] and _vector_bytes(mem, victim) == []
         assert mem.session(victim, words["session"]).view().turns == []
-        assert mem.engine.metadata.pending_erasures() == []
+        assert mem.engine.metadata.erasure.pending_erasures() == []
         for word in words.values():
             assert _rows_holding(mem, word) == [], word
         assert _snapshot(mem, other, other[-8:]) == before
@@ -188,7 +188,7 @@ def test_purge_user_needs_an_admin_and_good_input(tmp_path: Path, embedder: Embe
             mem.purge_user("")
         with pytest.raises(InvalidInputError):
             mem.purge_user(None)  # type: ignore[arg-type]
-        assert mem.stats().by_user == {"u": 1} and mem.engine.metadata.pending_erasures() == []
+        assert mem.stats().by_user == {"u": 1} and mem.engine.metadata.erasure.pending_erasures() == []
         assert mem.purge_user("nobody").memories == 0  # an unknown user is nothing to erase, not an error
 
 
@@ -216,7 +216,7 @@ def test_hard_delete_erases_one_memory_completely(backend: str, tmp_path: Path, 
         assert mem.search(f"zz{secret}", user_id="u", top_k=3) == [] or all(
             h.keyword_score is None for h in mem.search(f"zz{secret}", user_id="u", top_k=3))
         assert [h.id for h in mem.search("collect anything", user_id="u", top_k=1)] == [ids[0]]
-        assert ("hard_delete", int(clock[0]), "") in mem.engine.metadata.access_log(ids[1])
+        assert ("hard_delete", int(clock[0]), "") in mem.engine.metadata.access.access_log(ids[1])
         assert _rows_holding(mem, secret) == []
         assert mem.engine.metadata.integrity_check() == "ok"
         assert _files_holding(tmp_path, [f"zz{secret}".encode(), f"yy{secret}".encode(), f"tag{secret}".encode()]) == {}
@@ -257,8 +257,8 @@ elif stage == "swap":      # the old shard renamed away, the rewritten one not y
         return real(self, target)
     Path.rename = rename
 elif stage == "residue":   # rows and points gone, the keyword shard and WAL not yet rewritten
-    from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
-    SQLiteMetadataStore.erase_residue = die
+    from hermes_memory_core.storage.sql.erasure import SQLErasureRows
+    SQLErasureRows.erase_residue = die
 mem = MemoryProvider(MemoryConfig(data_dir=data, encryption_key=key, small_store_max_points=0 if stage == "swap"
                                   else 10_000), embedder=HashingEmbedder(), caller=Caller.admin("crash"))
 print("PURGE", flush=True)
@@ -308,7 +308,7 @@ def test_a_purge_killed_midway_is_completed(stage: str, tmp_path: Path, embedder
     with MemoryProvider(make_config(data, **shard), embedder=embedder, caller=ADMIN) as mem:
         report = mem.reconcile()
         assert report.vector_orphans_removed == 0 and report.metadata_orphans_reindexed == 0
-        assert mem.engine.metadata.pending_erasures() == []
+        assert mem.engine.metadata.erasure.pending_erasures() == []
         assert victim not in mem.stats().by_user and _snapshot(mem, "other", "otherword") == before
         assert mem.engine.metadata.integrity_check() == "ok"
     assert _files_holding(data, _needles(words, vectors, victim)) == {}
@@ -332,7 +332,7 @@ def test_purges_killed_at_random_points(tmp_path: Path, embedder: Embedder) -> N
         with MemoryProvider(make_config(data), embedder=embedder, caller=ADMIN) as mem:
             mem.reconcile()
             assert victim not in mem.stats().by_user and _snapshot(mem, "other", "otherword") == before
-            assert mem.engine.metadata.pending_erasures() == []
+            assert mem.engine.metadata.erasure.pending_erasures() == []
         assert _files_holding(data, _needles(words, vectors, victim)) == {}
 
 
@@ -355,10 +355,10 @@ def test_cli_purge_user(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 CHILD_SERVER = """
 import json, os, signal, sys
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
-from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
+from hermes_memory_core.storage.sql.erasure import SQLErasureRows
 from tests.fakes import HashingEmbedder
 config, victim = json.loads(sys.argv[1]), sys.argv[2]
-PostgresMetadataStore.erase_residue = lambda *_a, **_k: os.kill(os.getpid(), signal.SIGKILL)
+SQLErasureRows.erase_residue = lambda *_a, **_k: os.kill(os.getpid(), signal.SIGKILL)
 mem = MemoryProvider(MemoryConfig(**config), embedder=HashingEmbedder(), caller=Caller.admin("crash"))
 print("PURGE", flush=True)
 mem.purge_user(victim)
@@ -397,7 +397,7 @@ def test_a_purge_killed_before_vacuum_is_completed_on_postgres(tmp_path: Path, e
     assert held is None or held  # and the dead tuples still hold the words
     with MemoryProvider(MemoryConfig(**config), embedder=embedder, caller=ADMIN) as mem:  # type: ignore[arg-type]
         # the open finished the erasure; reconcile finds nothing more to do
-        assert mem.reconcile().erasures_finished == 0 and mem.engine.metadata.pending_erasures() == []
+        assert mem.reconcile().erasures_finished == 0 and mem.engine.metadata.erasure.pending_erasures() == []
         assert victim not in mem.stats().by_user
         assert [(r.id, r.content) for r in mem.list_memories(user_id="other", limit=1000)] == rows_before
         for word in words.values():

@@ -108,9 +108,9 @@ def test_a_conversation_left_open_at_exit_is_classified_by_the_surface_s_model(t
     assert profile[0].metadata["reason"] == "host model"
 
 
-def test_a_fact_carries_the_time_it_was_said(tmp_path: Path) -> None:
+def test_a_fact_and_its_change_carry_the_time_they_were_said(tmp_path: Path) -> None:
     """A session promoted days after its turns (ended by the next process, or by idleness) gives its facts the time
-    the user said them, not the time they were promoted."""
+    the user said them, not the time they were promoted; so does the version a change makes."""
     from hermes_memory_core import MemoryConfig
     from tests.fakes import Clock
 
@@ -123,5 +123,17 @@ def test_a_fact_carries_the_time_it_was_said(tmp_path: Path) -> None:
         chat.close()
         mem.flush()
         facts = mem.list_memories(user_id="kai", memory_types=["long_term", "permanent"], caller=ADMIN)
-    assert [f.content for f in facts if "anesthesiologist" in f.content.lower()], facts
-    assert all(f.created_at == said for f in facts if "anesthesiologist" in f.content.lower())
+        assert [f.content for f in facts if "anesthesiologist" in f.content.lower()], facts
+        assert all(f.created_at == said for f in facts if "anesthesiologist" in f.content.lower())
+        clock.now += 7 * 86_400
+        moved = int(clock.now)
+        chat = mem.session("kai", "next week")
+        chat.add_messages([("user", "I changed jobs, now I work as a data engineer."), ("assistant", "Congrats!")])
+        clock.now += 2 * 86_400
+        chat.close()
+        mem.flush()
+        job = next(f for f in mem.list_memories(user_id="kai", memory_types=["long_term", "permanent"], caller=ADMIN)
+                   if "anesthesiologist" in mem.history(f.id, caller=ADMIN)[0].content.lower())
+        versions = mem.history(job.id, caller=ADMIN)
+    assert len(versions) == 2 and "data engineer" in versions[-1].content, versions
+    assert versions[-1].created_at == moved == job.updated_at  # when it was said, not two days later

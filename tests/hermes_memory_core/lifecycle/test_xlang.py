@@ -29,7 +29,7 @@ TERMS = {
 def _found(mem: MemoryProvider, word: str) -> list[str]:
     """Ids the keyword leg finds for ``word`` (the user's memories, best first)."""
     engine = mem.engine
-    return [mid for mid, score in engine.metadata.keyword_search("u", engine.codec.query_terms(tokenize_query(word)), 5)
+    return [mid for mid, score in engine.metadata.keywords.keyword_search("u", engine.codec.query_terms(tokenize_query(word)), 5)
             if score > engine.config.ranking.keyword_min_score]
 
 
@@ -50,8 +50,8 @@ def test_terms_are_indexed_and_survive_reseal_optimize_and_restore(
         blood = mem.add(BLOOD, user_id="u", memory_type="permanent")
         tea = mem.add(TEA, user_id="u")
         mem.flush()  # the background sweep has run
-        assert mem.engine.metadata.xlang_terms(neighbour) == "邻居\n普丽娅"
-        assert mem.engine.metadata.xlang_terms(tea) == "green tea"
+        assert mem.engine.metadata.keywords.xlang_terms(neighbour) == "邻居\n普丽娅"
+        assert mem.engine.metadata.keywords.xlang_terms(tea) == "green tea"
         assert _found(mem, "普丽娅") == [neighbour]
         assert _found(mem, "阿贝血") == [blood]  # the permanent memory's terms, matched through keyed hashes
         assert mem.engine.codec.is_sealed(str(_raw_terms(mem, blood)[0]))
@@ -61,14 +61,14 @@ def test_terms_are_indexed_and_survive_reseal_optimize_and_restore(
         mem.rotate_key(save_to=tmp_path / "new.key")  # re-seals every row and re-indexes it under the new key
         mem.optimize()
         assert _found(mem, "普丽娅") == [neighbour] and _found(mem, "阿贝血") == [blood]
-        assert mem.engine.metadata.xlang_terms(blood) == "血型\n阿贝血"
+        assert mem.engine.metadata.keywords.xlang_terms(blood) == "血型\n阿贝血"
         calls = len(model.prompts)
     for i, target in enumerate(["embedded", backend]):  # into SQLite, and into the backend under test
         with MemoryProvider.restore(tmp_path / "bundle", make_config(tmp_path / f"b{i}", target),
                                     embedder=embedder, caller=ADMIN, llm=model) as back:
             back.flush()
             assert _found(back, "普丽娅") == [neighbour] and _found(back, "阿贝血") == [blood]
-            assert back.engine.metadata.xlang_terms(blood) == "血型\n阿贝血"
+            assert back.engine.metadata.keywords.xlang_terms(blood) == "血型\n阿贝血"
     assert len(model.prompts) == calls  # restored terms are not asked for again
 
 
@@ -83,7 +83,7 @@ def test_a_new_version_gets_new_terms_and_an_erased_memory_keeps_none(
         assert _found(mem, "普丽娅") == [mid]
         mem.update(mid, "The user's neighbour is called Anna.", user_id="u")
         mem.flush()
-        assert mem.engine.metadata.xlang_terms(mid) == "邻居\n安娜"
+        assert mem.engine.metadata.keywords.xlang_terms(mid) == "邻居\n安娜"
         assert _found(mem, "普丽娅") == [] and _found(mem, "安娜") == [mid]
         mem.delete(mid, user_id="u", hard=True)
         assert _raw_terms(mem, mid) == []
@@ -111,7 +111,7 @@ def test_a_bad_model_never_delays_a_write_and_stores_nothing(tmp_path: Path, emb
         ids = mem.add_many([{"content": t, "user_id": "u"} for t in (NEIGHBOUR, TEA, BLOOD)])
         assert time.perf_counter() - t0 < 0.3 or style != "hang"  # the write returned before the model answered
         mem.flush()
-        assert [mem.engine.metadata.xlang_terms(i) for i in ids] == [None, None, None]
+        assert [mem.engine.metadata.keywords.xlang_terms(i) for i in ids] == [None, None, None]
         mem.add("The user likes jazz.", user_id="u")
         mem.flush()
         model.release.set()
@@ -131,7 +131,7 @@ def test_the_switch_turns_write_time_terms_off(tmp_path: Path, embedder: Embedde
                         llm=model) as mem:
         mid, *_ = mem.add_many([{"content": t, "user_id": "u"} for t in (NEIGHBOUR, TEA, BLOOD)])
         mem.flush()
-        assert mem.engine.metadata.xlang_terms(mid) is None
+        assert mem.engine.metadata.keywords.xlang_terms(mid) is None
         assert _found(mem, "普丽娅") == []  # nothing but the terms carries that word
     assert model.prompts == []
 
@@ -157,7 +157,7 @@ def test_memories_written_without_a_model_get_terms_when_one_comes(tmp_path: Pat
     with MemoryProvider(cfg, embedder=embedder, caller=ADMIN) as mem:
         mid = mem.add(NEIGHBOUR, user_id="u")
         mem.flush()
-        assert mem.engine.metadata.xlang_terms(mid) is None
+        assert mem.engine.metadata.keywords.xlang_terms(mid) is None
     with MemoryProvider(cfg, embedder=embedder, caller=ADMIN, llm=ScriptedModel(terms=TERMS)) as mem:
         mem.flush()  # the sweep at open
-        assert mem.engine.metadata.xlang_terms(mid) == "邻居\n普丽娅"
+        assert mem.engine.metadata.keywords.xlang_terms(mid) == "邻居\n普丽娅"

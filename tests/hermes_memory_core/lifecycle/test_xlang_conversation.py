@@ -85,7 +85,7 @@ def _said(mem: MemoryProvider) -> dict[str, str]:
 
 def _found(mem: MemoryProvider, word: str) -> list[str]:
     engine = mem.engine
-    return [mid for mid, score in engine.metadata.keyword_search("u1", engine.codec.query_terms(tokenize_query(word)), 5)
+    return [mid for mid, score in engine.metadata.keywords.keyword_search("u1", engine.codec.query_terms(tokenize_query(word)), 5)
             if score > engine.config.ranking.keyword_min_score]
 
 
@@ -100,7 +100,7 @@ def test_conversation_lines_get_terms_in_one_call_per_session_and_language(
         said = _said(mem)
         assert set(said) == {text for _, text in CHAT}
         for text, mid in said.items():
-            assert mem.engine.metadata.xlang_terms(mid) == "\n".join(TERMS[text])
+            assert mem.engine.metadata.keywords.xlang_terms(mid) == "\n".join(TERMS[text])
         # the English lines in one call (Chinese terms), the Chinese lines in another (English terms)
         assert len(model.term_calls()) == 2
         assert _found(mem, "奥孔克沃") and set(_found(mem, "奥孔克沃")) == {said[CHAT[0][1]], said[CHAT[1][1]]}
@@ -114,7 +114,7 @@ def test_conversation_lines_get_terms_in_one_call_per_session_and_language(
     with MemoryProvider.restore(tmp_path / "bundle", make_config(tmp_path / "b", backend), embedder=embedder,
                                 caller=ADMIN, overwrite=True) as restored:
         back = _said(restored)
-        assert {restored.engine.metadata.xlang_terms(mid) for mid in back.values()} == {
+        assert {restored.engine.metadata.keywords.xlang_terms(mid) for mid in back.values()} == {
             "\n".join(t) for t in TERMS.values()}
         assert set(_found(restored, "Huangshan")) == {back[CHAT[2][1]], back[CHAT[3][1]]}
 
@@ -128,7 +128,7 @@ def test_a_batched_answer_as_a_list_is_read_and_junk_is_asked_once(
     with MemoryProvider(make_config(tmp_path / "a"), embedder=embedder, caller=ADMIN, llm=model, clock=clock) as mem:
         _talk(mem, clock)
         said = _said(mem)
-        stored = {mem.engine.metadata.xlang_terms(mid) for mid in said.values()}
+        stored = {mem.engine.metadata.keywords.xlang_terms(mid) for mid in said.values()}
         mem.add("The user likes jazz.", user_id="u1")  # another sweep: the junk-answered lines are not asked again
         mem.flush()
     assert len(model.term_calls()) == 3

@@ -110,8 +110,8 @@ def test_rescored_bm25_equals_the_keyword_legs_own(store: MemoryProvider) -> Non
     meta = store.engine.metadata
     terms = tokenize_query("antique stamps maps tea")
     w = store.config.ranking.keyword_context_weight
-    leg = dict(meta.keyword_search("u", terms, 50, KeywordFilter("u"), context_weight=w))
-    stats = meta.keyword_stats("u", terms, w)
+    leg = dict(meta.keywords.keyword_search("u", terms, 50, KeywordFilter("u"), context_weight=w))
+    stats = meta.keywords.keyword_stats("u", terms, w)
     assert bm25(tokenize("The user collects antique maps and rare stamps"), terms, stats) == pytest.approx(
         leg[mid], abs=1e-6)
 
@@ -150,8 +150,8 @@ def test_without_as_of_the_past_is_never_read(store: MemoryProvider, monkeypatch
     def boom(*_a: object, **_k: object) -> None:
         raise AssertionError("records_as_of on the common path")
 
-    monkeypatch.setattr(store.engine.metadata, "records_as_of", boom)
-    monkeypatch.setattr(store.engine.metadata, "keyword_stats", boom)
+    monkeypatch.setattr(store.engine.metadata.history, "records_as_of", boom)
+    monkeypatch.setattr(store.engine.metadata.keywords, "keyword_stats", boom)
     assert store.search("tea", user_id="u")[0].content == "The user likes tea"
 
 

@@ -34,3 +34,17 @@ def test_a_question_after_a_dialogue_history_finds_what_it_finds_alone(
                   f"We're putting together the plan for next week and the newsletter, so quick question: {question}"):
         assert [h.content for h in real_mem.search(query, user_id="lin", top_k=3)] == alone, query
         assert [h.content for h in real_mem.recall(query, user_id="lin")][:1] == [fact], query
+
+
+MIXED = ["用户每周六早上去游泳", "用户养了一只叫豆豆的柯基", "The user is allergic to penicillin", "用户住在北京朝阳区",
+         "用户在一家医院做麻醉师", "The user's office is in Beijing's Haidian district"]
+
+
+@pytest.mark.parametrize("question", ["What medicine must I avoid?", "What medicine must the user avoid?",
+                                      "用户不能吃什么药？"])
+def test_in_a_mixed_language_store_the_answer_comes_first(real_mem: MemoryProvider, question: str) -> None:
+    """Calibration across languages lifts a Chinese line about a hospital above the English allergy in search; what a
+    turn is given puts the answer first (the question's topic is the allergy), whichever language asks."""
+    real_mem.add_many([{"content": f, "user_id": "lin", "memory_type": "long_term"} for f in MIXED])
+    recalled = [h.content for h in real_mem.recall(question, user_id="lin", top_k=3)]
+    assert recalled[:1] == ["The user is allergic to penicillin"], recalled

@@ -57,9 +57,9 @@ def test_dialogue_turns_still_lend_each_other_their_words(mem: MemoryProvider) -
     turns = [("Do you go running?", 100), ("Yes, every Sunday morning!", 130), ("Nice, me too", 160)]
     items = [{"content": t, "user_id": "u", "session_id": "s", "created_at": T0 + dt} for t, dt in turns]
     ask, answer, _later = mem.add_many(items, dialogue=True)
-    hits = mem.engine.metadata.keyword_search("u", tokenize_query("running"), 10)
+    hits = mem.engine.metadata.keywords.keyword_search("u", tokenize_query("running"), 10)
     assert [mid for mid, _ in hits][:2] == [ask, answer]  # the answer is found by its question's words
     facts = [{"content": t, "user_id": "u", "session_id": "f", "created_at": T0 + dt} for t, dt in turns]
     fact_ids = mem.add_many(facts)
-    hits = mem.engine.metadata.keyword_search("u", tokenize_query("running"), 10)
+    hits = mem.engine.metadata.keywords.keyword_search("u", tokenize_query("running"), 10)
     assert fact_ids[0] in [mid for mid, _ in hits] and fact_ids[1] not in [mid for mid, _ in hits]

@@ -33,15 +33,15 @@ def _store(tmp_path: Path) -> SQLiteMetadataStore:
         MemoryRecord(f"00000000-0000-4000-8000-{i:012d}", "u", None, text, MemoryType.LONG_TERM, 0.5, 0, 1, 1, None, 1)
         for i, text in enumerate(CORPUS)
     ]
-    store.insert([NewMemory(r) for r in recs])
+    store.records.insert([NewMemory(r) for r in recs])
     return store
 
 
 def test_coffee_in_chinese_is_found(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    ids = [i for i, _ in store.keyword_search("u", tokenize_query("咖啡"), 5)]
+    ids = [i for i, _ in store.keywords.keyword_search("u", tokenize_query("咖啡"), 5)]
     assert ids[:2] and {int(i[-12:]) for i in ids[:2]} == {0, 5}
-    assert store.keyword_search("someone-else", tokenize_query("咖啡"), 5) == []
+    assert store.keywords.keyword_search("someone-else", tokenize_query("咖啡"), 5) == []
     store.close()
 
 
@@ -52,6 +52,6 @@ def test_top_hits_agree_with_rank_bm25(tmp_path: Path) -> None:
         toks = tokenize_query(query)
         ref_scores = reference.get_scores(toks)
         ref_top = max(range(len(CORPUS)), key=lambda i: ref_scores[i])
-        ours = store.keyword_search("u", toks, 3)
+        ours = store.keywords.keyword_search("u", toks, 3)
         assert int(ours[0][0][-12:]) == ref_top, query
     store.close()

@@ -205,3 +205,12 @@ def test_a_translation_as_text_json_object_or_list_is_used(tmp_path: Path, embed
         kept = {q: translator.translate(q, "zh" if q.isascii() else "en") for q in QUESTIONS}
     assert all(kept.values()), kept  # every answer was read (and came from the cache: no new prompt)
     assert len([p for p in model.prompts if "\n\nQuestion: " in p]) == len(QUESTIONS)
+
+
+def test_an_answer_to_another_question_is_no_translation() -> None:
+    """A model that answers every prompt with a classification gives no translation (the object holds no
+    translation key): search goes on without one instead of searching the word "long_term"."""
+    canned = '{"type": "long_term", "reason": "scripted"}'
+    assert parse_translation(canned, "en", "我老板叫什么？") is None
+    assert parse_translation('{"translation": "What is my boss called?"}', "en", "我老板叫什么？") == "What is my boss called?"
+    assert parse_terms(canned, "en") in (None, [])

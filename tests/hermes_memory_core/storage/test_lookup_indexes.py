@@ -34,7 +34,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SQLMetadat
         made = PostgresMetadataStore(POSTGRES_URL, fresh_schema(), pool_size=2)
     made.open()
     made.codec = SealingCodec(ContentCipher(decode_key(TEST_KEY)), ("permanent",))
-    made.insert([NewMemory(_rec(i), True) for i in range(ROWS)], note="test")
+    made.records.insert([NewMemory(_rec(i), True) for i in range(ROWS)], note="test")
     yield made
     made.close()
 
@@ -52,7 +52,7 @@ def _rec(i: int) -> MemoryRecord:
 
 
 def _plan(store: SQLMetadataStore, key: str, values: list[str]) -> str:
-    sql = store.metadata_lookup_sql(key, len(values), 1)
+    sql = store.records.metadata_lookup_sql(key, len(values), 1)
     explain = "EXPLAIN QUERY PLAN" if isinstance(store, SQLiteMetadataStore) else "EXPLAIN"
     rows = store.reader().execute(f"{explain} {sql}", ("u1", *values, "short_term")).fetchall()
     return "\n".join(" ".join(str(c) for c in row) for row in rows)
@@ -70,12 +70,12 @@ def test_a_lookup_by_value_uses_its_index(store: SQLMetadataStore, key: str) -> 
 
 
 def test_the_lookup_finds_the_newest_of_each_value_among_the_users_active_rows(store: SQLMetadataStore) -> None:
-    assert store.find_by_metadata_values("u1", "remark", ["r00001", "r00010", "r09999"], ("short_term",)) == {
+    assert store.records.find_by_metadata_values("u1", "remark", ["r00001", "r00010", "r09999"], ("short_term",)) == {
         "r00001": "00000000-0000-4000-8000-000000000001"}  # r00010 is u2's, r09999 nobody's
-    assert store.find_by_metadata_values("u1", "remark", ["r00001"], ("long_term",)) == {}
+    assert store.records.find_by_metadata_values("u1", "remark", ["r00001"], ("long_term",)) == {}
     newer = replace(_rec(1), id="00000000-0000-4000-8000-999999999999", created_at=9_000, updated_at=9_000)
-    store.insert([NewMemory(newer, True)], note="test")
-    found = store.find_by_metadata_values("u1", "remark", ["r00001"], ("short_term",))
+    store.records.insert([NewMemory(newer, True)], note="test")
+    found = store.records.find_by_metadata_values("u1", "remark", ["r00001"], ("short_term",))
     assert found == {"r00001": "00000000-0000-4000-8000-999999999999"}
-    store.soft_delete("00000000-0000-4000-8000-999999999999", "gone", 10_000)
-    assert store.find_by_metadata("u1", "remark", "r00001", ("short_term",)) == "00000000-0000-4000-8000-000000000001"
+    store.records.soft_delete("00000000-0000-4000-8000-999999999999", "gone", 10_000)
+    assert store.records.find_by_metadata("u1", "remark", "r00001", ("short_term",)) == "00000000-0000-4000-8000-000000000001"

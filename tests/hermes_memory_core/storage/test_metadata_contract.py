@@ -15,7 +15,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from hermes_memory_core.errors import NotFoundError
-from hermes_memory_core.storage.metadata import ROLES, AccessRecord, KeywordFilter, NewMemory, RankRow
+from hermes_memory_core.storage.metadata import ROLE_ATTRIBUTES, ROLES, AccessRecord, KeywordFilter, NewMemory, RankRow
 from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
 from hermes_memory_core.storage.sessions import Message, SessionStore
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
@@ -92,7 +92,7 @@ def rec(
 def add(store: SQLMetadataStore, *records: MemoryRecord) -> None:
     """Insert as the engine does: memories with a session are dialogue turns, sealed ones never."""
     rows = [NewMemory(r, r.session_id is not None and r.memory_type is not MemoryType.PERMANENT) for r in records]
-    store.insert(rows, note="test")
+    store.records.insert(rows, note="test")
 
 
 def search(
@@ -102,7 +102,7 @@ def search(
     terms = store.codec.query_terms(toks)  # type: ignore[attr-defined]
     if "memory_types" in flt or "tags" in flt:
         flt = {k: tuple(v) if isinstance(v, list) else v for k, v in flt.items()}  # type: ignore[arg-type]
-    return store.keyword_search(user, terms, limit, KeywordFilter(user, **flt), context_weight)  # type: ignore[arg-type]
+    return store.keywords.keyword_search(user, terms, limit, KeywordFilter(user, **flt), context_weight)  # type: ignore[arg-type]
 
 
 def n(memory_id: str) -> int:
@@ -148,7 +148,7 @@ class TestConnection:
         assert store.get_meta("a") == "1" and store.get_meta("b") is None
         with pytest.raises(RuntimeError, match="outer"):
             outer_fails()
-        assert store.get_meta("c") is None and store.get(rec(1, "x").id) is None
+        assert store.get_meta("c") is None and store.records.get(rec(1, "x").id) is None
         assert search(store, "u1", tokenize_query("rolled back"), 5) == []
 
     def test_threads_write_and_read_at_once(self, store: SQLMetadataStore) -> None:
@@ -174,7 +174,7 @@ class TestConnection:
         for th in threads:
             th.join()
         assert errors == []
-        assert store.counts()["by_user"] == {"u0": 80, "u1": 80}
+        assert store.lifecycle.counts()["by_user"] == {"u0": 80, "u1": 80}
 
     def test_sessions_share_the_store(self, store: SQLMetadataStore) -> None:
         sessions = SessionStore(store)
@@ -194,48 +194,48 @@ class TestMemoryRecords:
     def test_rows_round_trip(self, store: SQLMetadataStore) -> None:
         r = rec(1, "用户喜欢 jazz 🎷 and 'quotes' \"too\" % ?", session="s1", tags=("music", "b"), metadata={"k": [1, "二"]})
         add(store, r, rec(2, "other user", user="u2"))
-        got = store.get(r.id)
+        got = store.records.get(r.id)
         assert got == r
-        assert store.get_many([r.id, rec(2, "").id], "u1") == {r.id: r}
-        assert store.get_many([r.id], "u2") == {}
-        assert store.rank_rows([r.id], "u1") == {r.id: RankRow("s1", 1_000, 1_000, 0.5, 1, "long_term", 0, True)}
-        assert store.access_log(r.id)[0][0] == "add"
+        assert store.records.get_many([r.id, rec(2, "").id], "u1") == {r.id: r}
+        assert store.records.get_many([r.id], "u2") == {}
+        assert store.records.rank_rows([r.id], "u1") == {r.id: RankRow("s1", 1_000, 1_000, 0.5, 1, "long_term", 0, True)}
+        assert store.access.access_log(r.id)[0][0] == "add"
         assert not store.is_empty()
 
     def test_soft_delete_keeps_the_row_and_leaves_the_index(self, store: SQLMetadataStore) -> None:
         r = rec(1, "secret plan")
         add(store, r)
-        assert store.soft_delete(r.id, "user asked", 3_000) == "u1"
-        assert store.get(r.id) is None
-        assert store.get(r.id, include_inactive=True) is not None
+        assert store.records.soft_delete(r.id, "user asked", 3_000) == "u1"
+        assert store.records.get(r.id) is None
+        assert store.records.get(r.id, include_inactive=True) is not None
         assert search(store, "u1", tokenize_query("secret plan"), 5) == []
-        assert [a[0] for a in store.access_log(r.id)] == ["add", "delete"]
+        assert [a[0] for a in store.access.access_log(r.id)] == ["add", "delete"]
         with pytest.raises(NotFoundError):
-            store.soft_delete(r.id, "again", 3_001)
-        assert store.counts()["deleted"] == 1
+            store.records.soft_delete(r.id, "again", 3_001)
+        assert store.lifecycle.counts()["deleted"] == 1
 
     def test_languages_lists_and_lookups(self, store: SQLMetadataStore) -> None:
-        store.insert([NewMemory(rec(1, "The user drinks tea", metadata={"fact_key": "drink"}), lang="en"),
+        store.records.insert([NewMemory(rec(1, "The user drinks tea", metadata={"fact_key": "drink"}), lang="en"),
                       NewMemory(rec(2, "用户喜欢茶", created=1_100)), NewMemory(rec(3, "Another user's tea", user="u2"), lang="en")])
-        assert store.has_language("u1", "en") and not store.has_language("u1", "zh") and not store.has_language("u9", "en")
-        assert store.missing_languages() == [(rec(2, "").id, "用户喜欢茶")]
-        store.set_languages([(rec(2, "").id, "zh")])
-        assert store.missing_languages() == [] and store.has_language("u1", "zh")
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [1, 2]  # oldest first, one user's
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"), limit=1, offset=1)] == [2]
+        assert store.records.has_language("u1", "en") and not store.records.has_language("u1", "zh") and not store.records.has_language("u9", "en")
+        assert store.records.missing_languages() == [(rec(2, "").id, "用户喜欢茶")]
+        store.records.set_languages([(rec(2, "").id, "zh")])
+        assert store.records.missing_languages() == [] and store.records.has_language("u1", "zh")
+        assert [n(r.id) for r in store.records.list_records("u1", KeywordFilter("u1"))] == [1, 2]  # oldest first, one user's
+        assert [n(r.id) for r in store.records.list_records("u1", KeywordFilter("u1"), limit=1, offset=1)] == [2]
         key = store.codec.lookup_value("long_term", "fact_key", "drink")
-        assert store.find_by_metadata("u1", "fact_key", key, ("long_term",)) == rec(1, "").id
-        assert store.find_by_metadata("u2", "fact_key", key, ("long_term",)) is None
-        store.insert([NewMemory(rec(4, "The user eats rice", metadata={"fact_key": "food"})),
+        assert store.records.find_by_metadata("u1", "fact_key", key, ("long_term",)) == rec(1, "").id
+        assert store.records.find_by_metadata("u2", "fact_key", key, ("long_term",)) is None
+        store.records.insert([NewMemory(rec(4, "The user eats rice", metadata={"fact_key": "food"})),
                       NewMemory(rec(5, "The user eats noodles", metadata={"fact_key": "food"}, created=1_200))])
         food = store.codec.lookup_value("long_term", "fact_key", "food")
-        both = store.find_by_metadata_values("u1", "fact_key", [key, food, "absent"], ("long_term",))
+        both = store.records.find_by_metadata_values("u1", "fact_key", [key, food, "absent"], ("long_term",))
         assert both == {key: rec(1, "").id, food: rec(5, "").id}  # one query; the newest of a value wins
-        assert store.find_by_metadata_values("u2", "fact_key", [key, food], ("long_term",)) == {}
-        assert store.find_by_metadata_values("u1", "fact_key", [key], ("permanent",)) == {}
-        store.soft_delete(rec(1, "").id, "gone", 2_000)
-        assert not store.has_language("u1", "en") and store.find_by_metadata("u1", "fact_key", key, ("long_term",)) is None
-        assert [n(r.id) for r in store.list_records("u1", KeywordFilter("u1"))] == [4, 2, 5]
+        assert store.records.find_by_metadata_values("u2", "fact_key", [key, food], ("long_term",)) == {}
+        assert store.records.find_by_metadata_values("u1", "fact_key", [key], ("permanent",)) == {}
+        store.records.soft_delete(rec(1, "").id, "gone", 2_000)
+        assert not store.records.has_language("u1", "en") and store.records.find_by_metadata("u1", "fact_key", key, ("long_term",)) is None
+        assert [n(r.id) for r in store.records.list_records("u1", KeywordFilter("u1"))] == [4, 2, 5]
 
 
 class TestVersionHistory:
@@ -244,37 +244,37 @@ class TestVersionHistory:
     def test_versions_append_and_revert(self, store: SQLMetadataStore) -> None:
         r = rec(1, "likes tea")
         add(store, r)
-        assert store.add_version(r.id, "likes coffee", "changed", 2_000, "u1") == 2
-        assert [v.content for v in store.versions(r.id)] == ["likes tea", "likes coffee"]
+        assert store.history.add_version(r.id, "likes coffee", "changed", 2_000, "u1") == 2
+        assert [v.content for v in store.history.versions(r.id)] == ["likes tea", "likes coffee"]
         assert [i for i, _ in search(store, "u1", tokenize_query("coffee"), 5)] == [r.id]
         assert search(store, "u1", tokenize_query("tea"), 5) == []
-        store.revert_version(r.id, 2)
-        assert store.get(r.id).content == "likes tea" and store.get(r.id).version == 1  # type: ignore[union-attr]
+        store.history.revert_version(r.id, 2)
+        assert store.records.get(r.id).content == "likes tea" and store.records.get(r.id).version == 1  # type: ignore[union-attr]
         assert [i for i, _ in search(store, "u1", tokenize_query("tea"), 5)] == [r.id]
         with pytest.raises(NotFoundError):
-            store.add_version(rec(9, "").id, "x", "", 1, "u1")
+            store.history.add_version(rec(9, "").id, "x", "", 1, "u1")
 
     def test_repeats_versions_as_of_and_spans(self, store: SQLMetadataStore) -> None:
         a, b = rec(1, "The user drinks green tea"), rec(2, "The user lives in Berlin", tier=MemoryType.PERMANENT)
         add(store, a, b)
-        store.note_repeat(a.id, 1_500)
-        store.note_repeat("00000000-0000-4000-8000-999999999999", 1_500)  # unknown: nothing happens
-        got = store.get(a.id)
+        store.records.note_repeat(a.id, 1_500)
+        store.records.note_repeat("00000000-0000-4000-8000-999999999999", 1_500)  # unknown: nothing happens
+        got = store.records.get(a.id)
         assert got is not None and got.access_count == 1 and got.updated_at == 1_500 and got.version == 1
-        assert store.access_log(a.id)[-1] == ("repeat", 1_500, "")
-        store.add_version(a.id, "The user drinks black coffee", "switched", 2_000, "u1")
-        store.add_version(b.id, "The user lives in Lisbon", "moved", 2_500, "u1")
-        store.soft_delete(b.id, "gone", 3_000)
-        assert [(v.current_from, v.current_to) for v in store.versions(a.id)] == [(1_000, 2_000), (2_000, None)]
-        assert [(v.current_from, v.current_to) for v in store.versions(b.id)] == [(1_000, 2_500), (2_500, 3_000)]
-        then = {r.id: r for r in store.records_as_of("u1", 1_800, KeywordFilter("u1"))}
+        assert store.access.access_log(a.id)[-1] == ("repeat", 1_500, "")
+        store.history.add_version(a.id, "The user drinks black coffee", "switched", 2_000, "u1")
+        store.history.add_version(b.id, "The user lives in Lisbon", "moved", 2_500, "u1")
+        store.records.soft_delete(b.id, "gone", 3_000)
+        assert [(v.current_from, v.current_to) for v in store.history.versions(a.id)] == [(1_000, 2_000), (2_000, None)]
+        assert [(v.current_from, v.current_to) for v in store.history.versions(b.id)] == [(1_000, 2_500), (2_500, 3_000)]
+        then = {r.id: r for r in store.history.records_as_of("u1", 1_800, KeywordFilter("u1"))}
         assert then[a.id].content == "The user drinks green tea" and then[a.id].version == 1
         assert then[b.id].content == "The user lives in Berlin" and then[b.id].updated_at == 1_000  # opened from its seal
-        later = {r.id: r for r in store.records_as_of("u1", 2_600, KeywordFilter("u1"))}
+        later = {r.id: r for r in store.history.records_as_of("u1", 2_600, KeywordFilter("u1"))}
         assert set(later) == {b.id} and later[b.id].content == "The user lives in Lisbon"  # deleted later: existed
-        assert store.records_as_of("u1", 3_000, KeywordFilter("u1")) == []  # a is unchanged since; b was gone
-        assert store.records_as_of("u1", 999, KeywordFilter("u1")) == [] and store.records_as_of("u2", 1_800, KeywordFilter("u2")) == []
-        assert {r.id for r in store.records_as_of("u1", 1_800, KeywordFilter("u1", memory_types=("long_term",)))} == {a.id}
+        assert store.history.records_as_of("u1", 3_000, KeywordFilter("u1")) == []  # a is unchanged since; b was gone
+        assert store.history.records_as_of("u1", 999, KeywordFilter("u1")) == [] and store.history.records_as_of("u2", 1_800, KeywordFilter("u2")) == []
+        assert {r.id for r in store.history.records_as_of("u1", 1_800, KeywordFilter("u1", memory_types=("long_term",)))} == {a.id}
 
 
 class TestKeywordIndex:
@@ -337,9 +337,9 @@ class TestKeywordIndex:
         assert found("running")[:1] == [1] and 2 in found("running")  # the answer is found by its question's words
         assert found("running", weight=0.0) == [1]
         assert 3 not in found("running")  # only direct neighbours
-        store.add_version(q.id, "Do you swim?", "edit", 200, "u1")
+        store.history.add_version(q.id, "Do you swim?", "edit", 200, "u1")
         assert 2 in found("swim") and 2 not in found("running")
-        store.soft_delete(q.id, "forget it", 300)
+        store.records.soft_delete(q.id, "forget it", 300)
         assert found("swim") == [] and found("running") == []  # a deleted memory's words leave its neighbours too
         add(store, rec(4, "passport number E1234", session="s", created=145, tier=MemoryType.PERMANENT))
         assert found("passport") == [4] and found("sunday")[:1] == [2]  # sealed words never become context
@@ -349,7 +349,7 @@ class TestKeywordIndex:
         add(store, rec(2, "To Kyoto, with my sister", session="s", created=130), rec(3, "Wonderful", session="s", created=160))
         assert 2 in [n(i) for i, _ in search(store, "u1", tokenize_query("travel summer"), 10)]
         assert 1 in [n(i) for i, _ in search(store, "u1", tokenize_query("Kyoto"), 10)]  # old row re-indexed
-        store.purge([rec(2, "").id])
+        store.records.purge([rec(2, "").id])
         assert [n(i) for i, _ in search(store, "u1", tokenize_query("Kyoto"), 10)] == []
 
     def test_memories_of_one_moment_lend_no_context_to_each_other(self, store: SQLMetadataStore) -> None:
@@ -362,15 +362,31 @@ class TestKeywordIndex:
         add(store, rec(5, "I switched to Helix last week", session="s", created=190))
         assert {n(i) for i, _ in search(store, "u1", tokenize_query("neovim"), 10)} == {3, 4, 5}
 
+    def test_lines_of_a_conversation_written_in_one_second_stand_in_the_order_said(self, store: SQLMetadataStore) -> None:
+        """A turn and its reply written together (one ``add_messages`` call) share a second: the conversation's lines
+        still lend context in the order they were said (turn, then the user's message before the reply), so the
+        answer is found by the question the assistant asked just before it."""
+        def line(i: int, text: str, turn: int, role: str) -> MemoryRecord:
+            return rec(i, text, tier=MemoryType.SHORT_TERM, session="s", created=500,
+                       metadata={"kind": "conversation", "role": role, "turn": turn})
+
+        add(store, line(1, "I finally took up something new.", 1, "user"),
+            line(2, "Which hobby did you take up?", 1, "assistant"),
+            line(3, "Pottery, every Sunday at the community studio.", 2, "user"),
+            line(4, "That sounds lovely.", 2, "assistant"))
+        assert [n(i) for i, _ in search(store, "u1", tokenize_query("hobby"), 10)] == [2, 3]
+        assert 4 in [n(i) for i, _ in search(store, "u1", tokenize_query("studio"), 10)]  # the reply after it
+        assert 1 not in [n(i) for i, _ in search(store, "u1", tokenize_query("hobby"), 10)]  # a question lends forward
+
     def test_keyword_stats_reproduce_the_keyword_leg(self, store: SQLMetadataStore) -> None:
         from hermes_memory_core.retrieval.as_of import bm25
 
         add(store, *[rec(i, text) for i, text in enumerate(CORPUS)])
         terms = tokenize_query("marathon coffee Python 咖啡")
         for weight in (0.0, 0.2):
-            stats = store.keyword_stats("u1", terms, weight)
+            stats = store.keywords.keyword_stats("u1", terms, weight)
             assert stats.docs == len(CORPUS) and stats.df["marathon"] == 2
-            for mid, score in store.keyword_search("u1", terms, 20, KeywordFilter("u1"), weight):
+            for mid, score in store.keywords.keyword_search("u1", terms, 20, KeywordFilter("u1"), weight):
                 doc = store.codec.index_tokens("long_term", CORPUS[n(mid)])  # what indexes it (dictionary terms too)
                 assert bm25(doc, terms, stats) == pytest.approx(score, abs=1e-6)
 
@@ -386,7 +402,7 @@ class TestKeywordIndex:
         name, violin = tokenize_query("Caroline"), tokenize_query("violin")
         found = search(store, "u1", [*name, *violin], 50, context_weight=0.0)
         assert sorted(n(m) for m, _ in found) == [0, 80, 160]
-        stats = store.keyword_stats("u1", [*name, *violin], 0.0)
+        stats = store.keywords.keyword_stats("u1", [*name, *violin], 0.0)
         for mid, score in found:  # the name's share of a full BM25 score is FTS5's 1e-6 floor
             assert bm25(store.codec.index_tokens("long_term", texts[n(mid)]), [*name, *violin], stats) == pytest.approx(
                 score, abs=1e-5)
@@ -406,7 +422,7 @@ class TestKeywordIndex:
         cello, viola = tokenize_query("cello"), tokenize_query("viola")
         assert [n(m) for m, _ in search(store, "u1", [*cello, *viola], 50, context_weight=0.0)] == [size]
         for i in range(3, size):  # the cello leaves all but three memories; the shard keeps its size
-            store.add_version(rec(i, "").id, f"Caroline practised the flute part {i}", "switched", 2_000, "u1")
+            store.history.add_version(rec(i, "").id, f"Caroline practised the flute part {i}", "switched", 2_000, "u1")
         found = sorted(n(m) for m, _ in search(store, "u1", [*cello, *viola], 50, context_weight=0.0))
         assert found == [0, 1, 2, size]
 
@@ -417,17 +433,17 @@ class TestKeywordIndex:
     def test_other_language_terms_and_upkeep(self, store: SQLMetadataStore) -> None:
         add(store, *[rec(i, t) for i, t in enumerate(CORPUS)])
         tiers = ("long_term",)
-        assert len(store.lacking_xlang_terms(tiers)) == len(CORPUS) and store.lacking_xlang_terms(("permanent",)) == []
+        assert len(store.keywords.lacking_xlang_terms(tiers)) == len(CORPUS) and store.keywords.lacking_xlang_terms(("permanent",)) == []
         r = rec(6, "")
         assert search(store, "u1", tokenize_query("hiking"), 5) == []
-        assert store.set_xlang_terms(r.id, 1, "hiking weekend")
-        assert not store.set_xlang_terms(r.id, 2, "no such version")
-        assert store.xlang_terms(r.id) == "hiking weekend" and store.xlang_terms(rec(7, "").id) is None
-        assert r.id not in {m.id for m, _lang in store.lacking_xlang_terms(tiers)}
+        assert store.keywords.set_xlang_terms(r.id, 1, "hiking weekend")
+        assert not store.keywords.set_xlang_terms(r.id, 2, "no such version")
+        assert store.keywords.xlang_terms(r.id) == "hiking weekend" and store.keywords.xlang_terms(rec(7, "").id) is None
+        assert r.id not in {m.id for m, _lang in store.keywords.lacking_xlang_terms(tiers)}
         assert [n(i) for i, _ in search(store, "u1", tokenize_query("hiking"), 5)] == [6]
         before = {q: search(store, "u1", tokenize_query(q), 10) for q in ("咖啡", "marathon", "hiking")}
-        assert store.repair_keyword_index() == 0  # nothing to repair
-        store.optimize_keyword_index()
+        assert store.keywords.repair_keyword_index() == 0  # nothing to repair
+        store.keywords.optimize_keyword_index()
         assert {q: search(store, "u1", tokenize_query(q), 10) for q in before} == before
 
 
@@ -437,10 +453,10 @@ class TestAccessLog:
     def test_access_records_and_log(self, store: SQLMetadataStore) -> None:
         r = rec(1, "visited")
         add(store, r)
-        store.record_access([AccessRecord(r.id, "u1", 5_000, "search"), AccessRecord(r.id, "u1", 4_000, "search")])
-        store.log(r.id, "u1", "permanent_read", 6_000, "admin")
-        assert store.get(r.id).access_count == 2  # type: ignore[union-attr]
-        assert [a[0] for a in store.access_log(r.id)] == ["add", "search", "search", "permanent_read"]
+        store.access.record_access([AccessRecord(r.id, "u1", 5_000, "search"), AccessRecord(r.id, "u1", 4_000, "search")])
+        store.access.log(r.id, "u1", "permanent_read", 6_000, "admin")
+        assert store.records.get(r.id).access_count == 2  # type: ignore[union-attr]
+        assert [a[0] for a in store.access.access_log(r.id)] == ["add", "search", "search", "permanent_read"]
 
 
 class TestLifecycleRows:
@@ -448,14 +464,14 @@ class TestLifecycleRows:
 
     def test_tiers_lifecycle_rows_expiry_and_counts(self, store: SQLMetadataStore) -> None:
         add(store, rec(1, "a", expires=50), rec(2, "b", user="u2"), rec(3, "c", tier=MemoryType.PERMANENT))
-        assert sorted(n(r.id) for r in store.lifecycle_rows(("short_term", "long_term"))) == [1, 2]
-        assert [n(i) for i in store.expired_ids(60)] == [1]
-        store.set_tier(rec(2, "").id, "short_term", 999, "downgrade", 70)
-        assert store.get(rec(2, "").id).memory_type is MemoryType.SHORT_TERM  # type: ignore[union-attr]
-        counts = store.counts()
+        assert sorted(n(r.id) for r in store.lifecycle.lifecycle_rows(("short_term", "long_term"))) == [1, 2]
+        assert [n(i) for i in store.lifecycle.expired_ids(60)] == [1]
+        store.records.set_tier(rec(2, "").id, "short_term", 999, "downgrade", 70)
+        assert store.records.get(rec(2, "").id).memory_type is MemoryType.SHORT_TERM  # type: ignore[union-attr]
+        counts = store.lifecycle.counts()
         assert counts["by_user"] == {"u1": 2, "u2": 1} and counts["versions"] == 3
-        assert store.active_versions() == {rec(i, "").id: 1 for i in (1, 2, 3)}
-        assert [n(r.id) for batch in store.iter_active(batch_size=2) for r in batch] == [1, 2, 3]
+        assert store.lifecycle.active_versions() == {rec(i, "").id: 1 for i in (1, 2, 3)}
+        assert [n(r.id) for batch in store.records.iter_active(batch_size=2) for r in batch] == [1, 2, 3]
 
 
 class TestErasureRows:
@@ -468,18 +484,18 @@ class TestErasureRows:
             rec(3, "kept words", user="u2", session="s"))
         SessionStore(store).append("u1", "s", [Message("user", "gone chat")], [True], 1_000)
         SessionStore(store).append("u2", "s", [Message("user", "kept chat")], [True], 1_000)
-        store.log(rec(1, "").id, "u1", "search", 1_000)
+        store.access.log(rec(1, "").id, "u1", "search", 1_000)
         erasure = Erasure("user", "u1")
-        store.record_erasure(erasure)
-        store.record_erasure(erasure)  # idempotent
-        assert store.pending_erasures() == [erasure]
-        assert sorted(n(m) for m in store.erase_user_rows("u1")) == [1, 2]
-        assert store.erase_user_rows("u1") == []
-        store.erase_residue(["u1"])
-        store.clear_erasure(erasure)
-        store.checkpoint()
-        assert store.pending_erasures() == [] and store.integrity_check() == "ok"
-        assert store.counts()["by_user"] == {"u2": 1} and store.access_log(rec(1, "").id) == []
+        store.erasure.record_erasure(erasure)
+        store.erasure.record_erasure(erasure)  # idempotent
+        assert store.erasure.pending_erasures() == [erasure]
+        assert sorted(n(m) for m in store.erasure.erase_user_rows("u1")) == [1, 2]
+        assert store.erasure.erase_user_rows("u1") == []
+        store.erasure.erase_residue(["u1"])
+        store.erasure.clear_erasure(erasure)
+        store.erasure.checkpoint()
+        assert store.erasure.pending_erasures() == [] and store.integrity_check() == "ok"
+        assert store.lifecycle.counts()["by_user"] == {"u2": 1} and store.access.access_log(rec(1, "").id) == []
         assert search(store, "u1", ["gone"], 5) == [] and [n(m) for m, _ in search(store, "u2", ["kept"], 5)] == [3]
         assert SessionStore(store).turns("u1", "s") == [] and len(SessionStore(store).turns("u2", "s")) == 1
 
@@ -491,33 +507,33 @@ class TestAdministration:
         r = rec(1, "passport number is E1234", tier=MemoryType.PERMANENT, tags=("travel-docs",),
                 metadata={"fact_key": "passport", "reason": "a document of the user's"})
         add(store, r)
-        store.add_version(r.id, "passport number is E9999", "renewed passport", 2_000, "u1")
+        store.history.add_version(r.id, "passport number is E9999", "renewed passport", 2_000, "u1")
         raw = store.reader().execute("SELECT content FROM memory_entries WHERE id = ?", (r.id,)).fetchone()[0]
         assert raw.startswith("enc:v1:") and "E1234" not in raw
         rows = _raw_rows(store)
         for secret in ("E1234", "E9999", "passport", "travel-docs", "renewed", "document"):
             assert secret not in rows, secret  # content, versions, notes, metadata, tags, log details
-        got = store.get(r.id)
+        got = store.records.get(r.id)
         assert got is not None and got.content == "passport number is E9999"
         assert got.tags == ("travel-docs",) and got.metadata == r.metadata
-        assert [v.note for v in store.versions(r.id)] == ["test", "renewed passport"]
+        assert [v.note for v in store.history.versions(r.id)] == ["test", "renewed passport"]
         assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5)] == [r.id]
         assert [i for i, _ in search(store, "u1", tokenize_query("passport"), 5,
                                      tags=store.codec.filter_tags(["travel-docs"]))] == [r.id]  # type: ignore[attr-defined]
         hashed = store.codec.lookup_value("permanent", "fact_key", "passport")
-        assert hashed != "passport" and store.find_by_metadata("u1", "fact_key", hashed, SEALED) == r.id
-        assert store.find_by_metadata("u2", "fact_key", hashed, SEALED) is None
-        assert store.find_by_metadata("u1", "fact_key", hashed, ("long_term",)) is None
-        store.add_version(r.id, "passport number is E9999", "", 3_000, "u1", tags=["id"])
-        assert store.get(r.id).tags == ("id",) and store.get(r.id).metadata == r.metadata  # type: ignore[union-attr]
-        store.soft_delete(r.id, "user moved abroad", 4_000)
+        assert hashed != "passport" and store.records.find_by_metadata("u1", "fact_key", hashed, SEALED) == r.id
+        assert store.records.find_by_metadata("u2", "fact_key", hashed, SEALED) is None
+        assert store.records.find_by_metadata("u1", "fact_key", hashed, ("long_term",)) is None
+        store.history.add_version(r.id, "passport number is E9999", "", 3_000, "u1", tags=["id"])
+        assert store.records.get(r.id).tags == ("id",) and store.records.get(r.id).metadata == r.metadata  # type: ignore[union-attr]
+        store.records.soft_delete(r.id, "user moved abroad", 4_000)
         assert "moved abroad" not in _raw_rows(store)
         new = SealingCodec(ContentCipher(decode_key("B" * 43 + "=")), SEALED)
-        assert store.recode(SEALED, new) == 1
+        assert store.admin.recode(SEALED, new) == 1
         store.codec = new
-        got = store.get(r.id, include_inactive=True)
+        got = store.records.get(r.id, include_inactive=True)
         assert got is not None and got.content == "passport number is E9999" and got.metadata == r.metadata
-        assert [a[2] for a in store.access_log(r.id) if a[0] == "delete"] == ["user moved abroad"]
+        assert [a[2] for a in store.access.access_log(r.id) if a[0] == "delete"] == ["user moved abroad"]
         assert "moved abroad" not in _raw_rows(store)
 
     def test_recode_moves_rows_between_policies(self, store: SQLMetadataStore) -> None:
@@ -529,17 +545,17 @@ class TestAdministration:
         cipher = ContentCipher(decode_key(TEST_KEY))
         every = SealingCodec(cipher, ("short_term", "long_term", "permanent"), seal_sessions=True)
         with store.atomic():
-            store.recode(("short_term", "long_term", "permanent"), every)
+            store.admin.recode(("short_term", "long_term", "permanent"), every)
             sessions.recode(store.codec, every)
         store.codec = every
         rows = _raw_rows(store) + repr(store.reader().execute("SELECT * FROM session_messages").fetchall())
         for secret in ("爬山", "weekend", "happy"):
             assert secret not in rows, secret
-        assert store.get(r.id).tags == ("weekend",)  # type: ignore[union-attr]
+        assert store.records.get(r.id).tags == ("weekend",)  # type: ignore[union-attr]
         assert [i for i, _ in search(store, "u1", tokenize_query("爬山"), 5)] == [r.id]
         assert sessions.turns("u1", "s")[0][0].data == {"k": "爬山"}
         with store.atomic():
-            store.recode(("short_term", "long_term", "permanent"), SealingCodec(cipher, SEALED))
+            store.admin.recode(("short_term", "long_term", "permanent"), SealingCodec(cipher, SEALED))
             sessions.recode(every, SealingCodec(cipher, SEALED))
         store.codec = SealingCodec(cipher, SEALED)
         assert "weekend" in _raw_rows(store) and sessions.turns("u1", "s")[0][0].content == "周末去爬山"
@@ -548,19 +564,19 @@ class TestAdministration:
         add(store, *[rec(i, t, tags=("x",) if i % 2 else (), session=f"s{i % 3}", created=1_000 + 30 * i)
                      for i, t in enumerate(CORPUS)])
         add(store, rec(50, "生日是五月一日", tier=MemoryType.PERMANENT))
-        store.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, "u1")
-        store.soft_delete(rec(3, "").id, "bye", 2_100)
-        store.backup_to(tmp_path / "copy.sqlite")
+        store.history.add_version(rec(0, "").id, "我喜欢喝拿铁咖啡", "edit", 2_000, "u1")
+        store.records.soft_delete(rec(3, "").id, "bye", 2_100)
+        store.admin.backup_to(tmp_path / "copy.sqlite")
         copy = SQLiteMetadataStore(tmp_path / "copy.sqlite")
         copy.open()
         copy.codec = store.codec
         if copy.get_meta("keyword_index_rebuild") == "1":  # a server's copy carries rows only: the opener indexes them
-            copy.repair_keyword_index()
+            copy.keywords.repair_keyword_index()
         try:
-            assert copy.counts() == store.counts()
-            assert copy.versions(rec(0, "").id) == store.versions(rec(0, "").id)
-            assert copy.get(rec(50, "").id) == store.get(rec(50, "").id)
-            assert copy.access_log(rec(3, "").id) == store.access_log(rec(3, "").id)
+            assert copy.lifecycle.counts() == store.lifecycle.counts()
+            assert copy.history.versions(rec(0, "").id) == store.history.versions(rec(0, "").id)
+            assert copy.records.get(rec(50, "").id) == store.records.get(rec(50, "").id)
+            assert copy.access.access_log(rec(3, "").id) == store.access.access_log(rec(3, "").id)
             for query in ["咖啡", "marathon", "生日", "support group"]:
                 toks = tokenize_query(query)
                 # both backends compute FTS5's BM25 over the same statistics: same order, same scores
@@ -572,11 +588,13 @@ class TestAdministration:
 
 
 def test_every_role_has_its_contract_tests_and_every_method_is_exercised() -> None:
-    """A class of tests per role, and each method of the protocol called somewhere in this file."""
+    """A class of tests per role, and each method of the protocol called somewhere in this file, through the
+    attribute of the store that holds its role (``store.records.get(``; the ``Connection`` on the store itself)."""
     source = Path(__file__).read_text(encoding="utf-8")
     for role in ROLES:
         assert isinstance(globals().get(f"Test{role.__name__}"), type), role.__name__
-        untested = [m for m in vars(role) if not m.startswith("_") and f".{m}(" not in source]
+        held = f".{ROLE_ATTRIBUTES[role]}" if role in ROLE_ATTRIBUTES else ""
+        untested = [m for m in vars(role) if not m.startswith("_") and f"{held}.{m}(" not in source]
         assert untested == [], role.__name__
 
 
@@ -603,6 +621,6 @@ def test_postgres_plans_repeated_reads_with_their_values(tmp_path: Path) -> None
             plan = "\n".join(r[0] for r in raw.execute("EXPLAIN EXECUTE probe('u1', 'zh')"))
             raw.execute("DEALLOCATE probe")
         assert "Seq Scan" not in plan and "idx_entries_user_lang" in plan, plan
-        assert store.has_language("u1", "en") and not store.has_language("u1", "zh")
+        assert store.records.has_language("u1", "en") and not store.records.has_language("u1", "zh")
     finally:
         store.close()

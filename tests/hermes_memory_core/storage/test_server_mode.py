@@ -122,7 +122,7 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, real_em
         # live search and the rebuild below (it did under load)
         mem.flush()
         for mid, user in added.items():
-            rec = mem.engine.metadata.get(mid, include_inactive=True)
+            rec = mem.engine.metadata.records.get(mid, include_inactive=True)
             assert rec is not None and rec.user_id == user, mid
             if mid in deleted:
                 with pytest.raises(NotFoundError):
@@ -138,12 +138,12 @@ def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path, real_em
         assert mem.engine.metadata.integrity_check() == "ok"
         # the shared conversation's keyword index equals a rebuild from its rows (context written by 4 processes)
         words = tokenize_query("hello 共享")
-        live = mem.engine.metadata.keyword_search("shared", words, 1000)
+        live = mem.engine.metadata.keywords.keyword_search("shared", words, 1000)
         assert len(live) == WORKERS * ROUNDS
         with mem.engine.metadata.atomic() as conn:
             conn.execute("DELETE FROM memory_keyword_docs")
-        mem.engine.metadata.repair_keyword_index()
-        assert mem.engine.metadata.keyword_search("shared", words, 1000) == live
+        mem.engine.metadata.keywords.repair_keyword_index()
+        assert mem.engine.metadata.keywords.keyword_search("shared", words, 1000) == live
         if QDRANT_URL:
             points = {p.id for batch in mem.engine.vectors.iter_points(with_vectors=False) for p in batch}
             assert points == set(added) - deleted

@@ -118,7 +118,7 @@ def _fill_session_by_session(store: SQLiteMetadataStore, sessions: int = 40) -> 
         rows = [MemoryRecord(f"00000000-0000-4000-8000-{s * 10 + i:012d}", "u", f"s{s}", f"turn {i} of talk {s} about "
                              f"{['tea', 'rain', 'bikes', 'maps'][i % 4]}", MemoryType.LONG_TERM, 0.5, 0,
                              1_000 + s * 100 + i, 1_000 + s * 100 + i, None, 1, (), {}) for i in range(5)]
-        store.insert([NewMemory(r, True) for r in rows], note="test")
+        store.records.insert([NewMemory(r, True) for r in rows], note="test")
 
 
 def test_keyword_segments_merge_without_changing_a_result(tmp_path: Path) -> None:
@@ -126,10 +126,10 @@ def test_keyword_segments_merge_without_changing_a_result(tmp_path: Path) -> Non
     store = SQLiteMetadataStore(tmp_path / "m.sqlite", background_merge=False)
     store.open()
     _fill_session_by_session(store)
-    before, segments = store.keyword_search("u", ["bike", "rain", "talk"], 40), _segments(store)
+    before, segments = store.keywords.keyword_search("u", ["bike", "rain", "talk"], 40), _segments(store)
     store.merge_keyword_segments()
     assert _segments(store) < segments and _segments(store) <= 3
-    assert store.keyword_search("u", ["bike", "rain", "talk"], 40) == before
+    assert store.keywords.keyword_search("u", ["bike", "rain", "talk"], 40) == before
     assert store.integrity_check() == "ok"
     store.close()
 
@@ -148,7 +148,7 @@ def test_the_store_merges_its_keyword_segments_by_itself(tmp_path: Path) -> None
         time.sleep(0.05)
     assert store.postings.merger.idle() and store.postings.merger.steps > 0
     assert _segments(store) < _segments(paused)
-    assert store.keyword_search("u", ["tea", "map"], 40) == paused.keyword_search("u", ["tea", "map"], 40)
+    assert store.keywords.keyword_search("u", ["tea", "map"], 40) == paused.keywords.keyword_search("u", ["tea", "map"], 40)
     store.close()  # a closed store's merge thread has stopped
     assert store.postings.merger._thread is not None and not store.postings.merger._thread.is_alive()
     paused.close()

@@ -90,7 +90,7 @@ def test_rotation_interrupted_after_commit_recovers(tmp_path: Path, embedder) ->
 
         store = mem.engine.metadata
         with store.atomic():  # ... then commits; "crash" before the rename
-            store.recode(("permanent",), SealingCodec(ContentCipher(new), ("permanent",)))
+            store.admin.recode(("permanent",), SealingCodec(ContentCipher(new), ("permanent",)))
             store.set_meta("key_check", ContentCipher(new).check_value())
     with MemoryProvider(MemoryConfig(data_dir=data), embedder=embedder, caller=ADMIN) as mem:
         assert mem.get(mid).content == "The user is allergic to peanuts"

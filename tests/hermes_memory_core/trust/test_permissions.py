@@ -41,7 +41,7 @@ def test_denied_by_default(anon: MemoryProvider) -> None:
     with pytest.raises(PermissionDeniedError):
         anon.export(anon.data_dir.parent / "b", caller=third)
     assert anon.get(fact, caller=admin).version == 1  # nothing was changed
-    actions = [(a, d) for a, _at, d in anon.engine.metadata.access_log(fact)]
+    actions = [(a, d) for a, _at, d in anon.engine.metadata.access.access_log(fact)]
     assert actions.count(("permanent_denied", "anonymous")) == 4  # get, history, update, delete
     assert ("permanent_write", "setup") in actions and ("permanent_read", "setup") in actions
 
@@ -53,7 +53,7 @@ def test_read_only_caller(anon: MemoryProvider) -> None:
     with pytest.raises(PermissionDeniedError):
         anon.update(fact, "x", caller=READER)
     anon.flush()
-    log = anon.engine.metadata.access_log(fact)
+    log = anon.engine.metadata.access.access_log(fact)
     assert ("permanent_read", "support-bot") in [(a, d) for a, _at, d in log]
     assert ("search", "support-bot") in [(a, d) for a, _at, d in log]
     assert ("permanent_denied", "support-bot") in [(a, d) for a, _at, d in log]

@@ -118,7 +118,7 @@ def test_long_term_is_redacted_before_storage(mem: MemoryProvider) -> None:
     rec = mem.get(mid)
     assert rec.content == "用户手机号 [PHONE]，邮箱 [EMAIL]"
     assert rec.metadata["pii_redacted"] == {"phone": 1, "email": 1}
-    assert mem.engine.metadata.keyword_search("u", ["13812345678"], 5) == []
+    assert mem.engine.metadata.keywords.keyword_search("u", ["13812345678"], 5) == []
     raw = mem.engine.metadata.reader().execute("SELECT group_concat(content) FROM memory_versions").fetchone()[0]
     assert "13812345678" not in raw
     mid2 = mem.update(mid, "新号码 13912345678") and mid

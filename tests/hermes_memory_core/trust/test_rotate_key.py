@@ -112,7 +112,7 @@ def test_a_failed_commit_removes_the_new_key_and_keeps_the_old(
         def broken(*args: Any, **kwargs: Any) -> int:
             raise RuntimeError("disk gone mid-transaction")
 
-        monkeypatch.setattr(type(mem.engine.metadata), "recode", broken)
+        monkeypatch.setattr(type(mem.engine.metadata.admin), "recode", broken)
         with pytest.raises(RuntimeError):
             mem.rotate_key(save_to=tmp_path / "new.key")
         assert not (tmp_path / "new.key").exists()
