@@ -18,6 +18,7 @@ SAMPLES = {
     "residence": [("I live in Lisbon", "Where do I live?"), ("我住在上海", "我住在哪个城市？")],
     "pet": [("My cat is called Miso", "What is my cat called?"), ("我养了一只狗", "我的宠物叫什么？")],
     "family": [("My daughter is six", "How old is my daughter?"), ("我的妻子是老师", "我妻子做什么？")],
+    "boss": [("My boss is called Zhang Wei", "What's my manager's name?"), ("我老板叫王强", "我老板叫什么？")],
     "diet": [("I am vegetarian", "What food do I eat?"), ("我吃素", "我的饮食有什么要求？")],
 }
 
