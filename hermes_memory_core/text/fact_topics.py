@@ -41,7 +41,8 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         ),
         "allergy": (
             r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏",
-            r"allerg|\bavoid|medicin|medicat|\bdrugs?\b|过敏|忌口|不能吃|不能用|药",
+            (r"allerg|\bavoid|medicin|medicat|\bdrugs?\b|\b(?:can't|cannot|can not|shouldn't|should not|mustn't) "
+             r"(?:eat|have|take|drink)\b|过敏|忌口|不能吃|不能用|药"),
         ),
         "birth": (
             r"\bi was born\b|\bmy birthday\b|我的生日|我出生",

@@ -39,8 +39,9 @@ def test_the_users_line_ranks_before_the_reply_that_shares_the_questions_word(
     # one call, one second: its lines still lend each other context in the order they were said)
     assert searched.index("I play the cello on weekends.") < searched.index("That's a fun instrument.")
     recalled = [h.content for h in mem.recall("What instrument do I play?", user_id="ann")]
-    assert recalled.index("I play the cello on weekends.") < recalled.index("That's a fun instrument.")
-    assert "The user plays the cello on weekends." in recalled  # the profile is not pushed out by the reply
+    # the profile is not pushed out by the reply, and it says once what the user's line said
+    assert recalled.index("The user plays the cello on weekends.") < recalled.index("That's a fun instrument.")
+    assert "I play the cello on weekends." not in recalled
 
 
 def test_a_question_about_the_family_brings_the_users_family_fact(
