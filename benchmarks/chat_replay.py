@@ -3,7 +3,7 @@
 Usage (the command line is a contract)::
 
     python -m benchmarks.chat_replay --data PATH/locomo10.json --conversations 0-4 \
-        --surfaces direct,sessions,middleware,llamaindex --json OUT.json
+        --surfaces direct,sessions,middleware,llamaindex,hermes --json OUT.json
 
 (``--data`` may be left out when ``$HERMES_LOCOMO_PATH`` names the file.)
 
@@ -15,7 +15,10 @@ per LoCoMo session, at the time the file gives each turn, with the default confi
 - ``sessions``: ``MemoryProvider.session(user, session).add_messages(...)`` turn by turn, ``close()`` at the end;
 - ``middleware``: a LangChain ``create_agent`` graph with ``HermesMemoryMiddleware`` and a scripted chat model
   that answers with B's turns, one LangGraph thread per session;
-- ``llamaindex``: a LlamaIndex ``HermesMemory`` per session (``put`` of each message, as a chat engine does).
+- ``llamaindex``: a LlamaIndex ``HermesMemory`` per session (``put`` of each message, as a chat engine does);
+- ``hermes``: the Hermes Agent provider, as Hermes drives it: ``initialize`` per session, ``prefetch`` of each user
+  message before the turn, ``sync_turn`` of the turn once B has answered (both messages in one write, when the
+  answer came), ``on_session_end`` at the end.
 
 Then, a week after each conversation's last session (in date order), ``forget(now=...)`` runs and every question
 of categories 1-4 whose evidence is all A's own turns is asked with ``recall(question, top_k=10)`` in a new
@@ -42,9 +45,9 @@ from typing import Any
 from benchmarks._common import CachedEmbedder, Progress, add_data_arguments, log, print_table, require_locomo
 from benchmarks.locomo import Conversation, Turn, load_conversations, parse_range
 
-__all__ = ["SURFACES", "content_words", "evaluate", "main", "turn_recalled"]
+__all__ = ["SURFACES", "content_words", "evaluate", "hermes_provider", "main", "turn_recalled"]
 
-SURFACES = ("direct", "sessions", "middleware", "llamaindex")
+SURFACES = ("direct", "sessions", "middleware", "llamaindex", "hermes")
 WEEK = 7 * 86_400
 _STOP = frozenset(
     "the and for are but not you all any can had her was one our out has him his how its may new now old see two who "
@@ -158,9 +161,43 @@ def _replay_middleware(mem: Any, conv: Conversation, user: str, clock: _Clock) -
             agent.invoke({"messages": [{"role": "user", "content": " ".join(t.text for t in u)}]}, config)
 
 
+_HELD: set[int] = set()  # stores registered as the process's open core by this replay
+
+
+def hermes_provider(mem: Any, user_id: str, session_id: str) -> Any:
+    """A Hermes Agent provider initialised for one session on ``mem`` (registered as the process's open core for
+    its directory, so the provider shares it and its shutdown never closes it)."""
+    from hermes_memory_agents import cores
+    from hermes_memory_agents.hermes_agent import HermesAgentProvider
+    from hermes_memory_agents.hermes_settings import ProviderSettings
+
+    if id(mem) not in _HELD:
+        cores.acquire(mem.config, lambda _config: mem)  # held for the store's life: the replay's own reference
+        _HELD.add(id(mem))
+    provider = HermesAgentProvider(ProviderSettings(data_dir=str(mem.config.data_dir)))
+    provider.initialize(session_id, user_id=user_id, hermes_home=str(Path(mem.config.data_dir).parent))
+    return provider
+
+
+def _replay_hermes(mem: Any, conv: Conversation, user: str, clock: _Clock) -> None:
+    for n, turns in enumerate(_sessions_of(conv), 1):
+        provider = hermes_provider(mem, conv.sample_id, f"session_{n}")
+        for u, a in _exchanges(turns, user):
+            if not u:
+                continue  # Hermes answers a user's message: a session that opens with B has no turn for it
+            said = " ".join(t.text for t in u)
+            clock.now = u[0].timestamp
+            provider.on_turn_start(0, said)
+            provider.prefetch(said)
+            clock.now = (a or u)[-1].timestamp  # Hermes syncs the turn once it is answered
+            provider.sync_turn(said, " ".join(t.text for t in a) or "OK.")
+        provider.on_session_end([])
+        provider.shutdown()
+
+
 REPLAYS: dict[str, Callable[[Any, Conversation, str, _Clock], None]] = {
     "direct": _replay_direct, "sessions": _replay_sessions, "middleware": _replay_middleware,
-    "llamaindex": _replay_llamaindex,
+    "llamaindex": _replay_llamaindex, "hermes": _replay_hermes,
 }
 
 

@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import CachedEmbedder, add_data_arguments, log, print_table, require_locomo
-from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, turn_recalled
+from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, hermes_provider, turn_recalled
 from benchmarks.locomo import Conversation, load_conversations, parse_range
 
 __all__ = ["NEVER_SAID", "KeyingLLM", "evaluate", "main"]
 
-SURFACES = ("middleware", "sessions", "llamaindex")
+SURFACES = ("middleware", "sessions", "llamaindex", "hermes")
 #: Questions about things no LoCoMo speaker says of themselves.
 NEVER_SAID = (
     "What is my blood type?", "What is my passport number?", "Which bank do I keep my savings in?",
@@ -133,6 +133,18 @@ def _ask(mem: Any, surface: str, conv: Conversation, questions: list[Any], clock
             answer = reply(q.question)
             clock.now += 2  # the model answers a couple of seconds later
             memory.put(ChatMessage(role=MessageRole.ASSISTANT, content=answer))
+        return
+    if surface == "hermes":  # prefetch before the turn, sync_turn once answered (Hermes gives its provider no model)
+        provider = hermes_provider(mem, conv.sample_id, session)
+        for q in questions:
+            clock.now += 30
+            provider.on_turn_start(0, q.question)
+            provider.prefetch(q.question)
+            answer = reply(q.question)
+            clock.now += 2
+            provider.sync_turn(q.question, answer)
+        provider.on_session_end([])
+        provider.shutdown()
         return
     chat = mem.session(conv.sample_id, session, llm=llm)
     for q in questions:

@@ -263,14 +263,15 @@ class LLMClassifier:
         return answer if rewrites(answer, content) else rule_normalize(content)
 
 
-#: A rewrite keeps at least this share of the statement's words (single characters of Chinese).
-_KEPT_SHARE = 0.25
+#: A rewrite keeps at least this share of the statement's words (single characters of Chinese), and one at least.
+_KEPT_SHARE = 0.1
 _DATA = re.compile(r'^\s*[\[{]|"\s*:')
 
 
 def rewrites(answer: str, content: str) -> bool:
-    """Whether a model's ``answer`` can be a rewrite of ``content``: no data (JSON, a list), and at least a quarter
-    of the statement's words (a Chinese statement's characters) kept. A model that answers every prompt with the
+    """Whether a model's ``answer`` can be a rewrite of ``content``: no data (JSON, a list), and some of the
+    statement's words (a Chinese statement's characters) kept: one at least, a tenth of them ("用户主用 Python" for
+    "我平时写 Python 比较多" keeps one of seven). A model that answers every prompt with the
     same thing (a classification JSON, a canned reply) is not a rewrite of anything: the rules rewrite instead,
     so a misbehaving model never puts its own words in the user's profile."""
     if not answer or _DATA.search(answer):

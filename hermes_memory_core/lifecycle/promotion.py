@@ -42,9 +42,10 @@ from hermes_memory_core.lifecycle.updates import (
     is_change,
 )
 from hermes_memory_core.llm import LLM, ModelPool
+from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.storage.filters import MemoryFilter
-from hermes_memory_core.text.questions import is_question, without_questions
+from hermes_memory_core.text.questions import is_question, sentences, without_questions
 from hermes_memory_core.trust.authority import QUOTED, fact_subject, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import (  # PREFERENCE_REASON: why a preference is kept as one
@@ -277,7 +278,9 @@ def plan_write(
             return _Plan(RememberResult(None, tier, reason, RememberAction.SKIPPED))
         text = content
     else:
-        text = classifier.normalize(content)
+        # a greeting or a thanks around the statement is no part of the fact ("Hi! I work as a data engineer.")
+        said = [piece for piece in sentences(content) if should_recall(piece)]
+        text = classifier.normalize(" ".join(said) if said else content)
         if is_question(text):  # a host model's rewrite (or its answer to it) can ask rather than state
             return _Plan(RememberResult(None, tier, QUESTION_REASON, RememberAction.SKIPPED))
         rewritten = check_memory_write(text, source)

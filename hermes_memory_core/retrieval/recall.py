@@ -43,6 +43,7 @@ from hermes_memory_core.retrieval.recall_policy import (
     covers_focus,
     distinct,
     focus_terms,
+    without_restated_lines,
     without_unanswering,
     without_weak_lines,
 )
@@ -178,7 +179,7 @@ class Recaller:
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
-        recalled = [h for h in recalled if h.id not in kept][:k]
+        recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
         if llm is not None and recalled and self._unsure(bool(repeat) or talk or addressed, floor, best, focus, recalled):
             judged = self.judge.judge(llm, asked, recalled)
             recalled = recalled if judged is None else judged

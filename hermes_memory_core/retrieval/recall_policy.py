@@ -23,12 +23,13 @@ from dataclasses import replace
 
 from hermes_memory_core.text.bilingual import ZH_STOPWORDS, default_dictionary
 from hermes_memory_core.text.language import language_of
+from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import is_question
 from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_unanswering", "without_weak_lines"]
+__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_restated_lines", "without_unanswering", "without_weak_lines"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -123,6 +124,30 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
         elif h.id not in placed:
             placed.add(h.id)
             result.append(h)
+    return result
+
+
+def without_restated_lines(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` without the lines the user said that a fact among them restates ("My boss is called Zhang Wei." and
+    "The user's boss is called Zhang Wei."): the fact says it once, in the better of their two places. Run on what
+    recall keeps, after its cut (a fact may be cut where a line of the conversation is not)."""
+    words = {h.id: set(tokenize(h.content)) for h in hits if not h.is_conversation}
+    source_of: dict[str, MemoryHit] = {}
+    for h in hits:
+        if h.is_conversation and h.role != "assistant" and words:
+            said = set(tokenize(to_third_person(h.content)))
+            fact = next((f for f in hits if f.id in words and _restates(words[f.id], said)), None)
+            if fact is not None:
+                source_of[h.id] = fact
+    if not source_of:
+        return hits
+    placed: set[str] = set()
+    result: list[MemoryHit] = []
+    for h in hits:
+        standing = source_of.get(h.id, h)
+        if standing.id not in placed:
+            placed.add(standing.id)
+            result.append(standing if standing is h else _lifted(standing, h))
     return result
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from hermes_memory_core.llm import LLM, ModelPool, ask
+from hermes_memory_core.text.questions import is_question
 from hermes_memory_core.trust.injection import find_injection, sanitize_summary
 
 __all__ = [
@@ -70,7 +71,8 @@ _SIGNAL = re.compile(
 
 
 class ExtractiveSummarizer:
-    """Deterministic fallback: keeps the most informative sentences of the user's messages, in order.
+    """Deterministic fallback: keeps the most informative sentences of the user's messages, in order; the
+    sentences that ask are left out (a turn that only asked adds nothing).
 
     A sentence scores by signals of goals, confirmed facts and open items (numbers, "need", "决定", ...);
     the best ones are kept in their original order until the limit is reached.
@@ -82,7 +84,9 @@ class ExtractiveSummarizer:
         for text in user_lines:
             for m in _SENTENCE.finditer(text):
                 s = " ".join(m.group().split())
-                if len(s) > 3 and find_injection(s) is None:  # an instruction never becomes part of a summary
+                # an instruction never becomes part of a summary, nor does a question (what the user asks is chat:
+                # a summary of the questions asked tells the next turn nothing)
+                if len(s) > 3 and find_injection(s) is None and not is_question(s):
                     sentences.append((len(sentences), len(_SIGNAL.findall(s)), s))
         if not sentences:
             return ""

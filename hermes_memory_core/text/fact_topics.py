@@ -41,7 +41,8 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         ),
         "allergy": (
             r"\bi(?: am|'m) allergic\b|\ballergic to\b|过敏",
-            r"allerg|\bavoid|medicin|medicat|\bdrugs?\b|过敏|忌口|不能吃|不能用|药",
+            (r"allerg|\bavoid|medicin|medicat|\bdrugs?\b|\b(?:can't|cannot|can not|shouldn't|should not|mustn't) "
+             r"(?:eat|have|take|drink)\b|过敏|忌口|不能吃|不能用|药"),
         ),
         "birth": (
             r"\bi was born\b|\bmy birthday\b|我的生日|我出生",
@@ -76,6 +77,10 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
             (r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|family|relatives?)\b"
              r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
+        ),
+        "boss": (
+            r"\bmy (?:boss|manager|supervisor|line manager)\b|我(?:的|们)?(?:老板|领导|上司|顶头上司)",
+            r"\b(?:boss|manager|supervisor)\b|老板|领导|上司",
         ),
         "diet": (
             r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)",

@@ -32,11 +32,13 @@ _EN_OPENING = re.compile(
     r"somebody|a|an|any)\b)",
     re.IGNORECASE,
 )
-#: An English sentence that asks without opening as a question ("I wonder whether…", "tell me what…", "do you know").
+#: An English sentence that asks without opening as a question ("I wonder whether…", "tell me what…", "tell me my
+#: favourite editor", "do you know").
 _EN_ASKING = re.compile(
     r"\bi (?:wonder|was wondering|am wondering|'m wondering|want to know|would like to know|'d like to know|"
     r"need to know|can't remember|cannot remember|don't remember|forgot|forget)\s+(?:if|whether|what|which|who|"
     r"where|when|why|how)\b|^(?:please\s+)?(?:tell|remind|show) me (?:if|whether|what|which|who|where|when|why|how)\b"
+    r"|^(?:please\s+)?(?:tell|remind|show) me (?:again |once more )?(?:my|about|of)\b"
     r"|^(?:any idea|no idea|guess|curious|wondering) (?:if|whether|what|which|who|where|when|why|how)\b"
     r"|\bdo you (?:know|remember|recall)\b|\bcan you (?:tell|remind) me\b",
     re.IGNORECASE,
@@ -44,6 +46,7 @@ _EN_ASKING = re.compile(
 #: A Chinese sentence that asks: a question particle at its end, an opening that asks, or a question word at its end.
 _ZH_PARTICLE_END = re.compile(r"(?:吗|嘛|么|呢|不)[呀啊哦吧]?\s*[。.!！~～]*$")
 _ZH_OPENING = re.compile(r"^(?:请问|你知道|您知道|你还记得|你记得|您记得|我想知道|我想问|想问一下|问一下|我想请教|"
+                         r"(?:请|麻烦你?)?(?:告诉我|提醒我一下|跟我说说|给我说说|给我讲讲)|"
                          r"不知道|我在想|我好奇|好奇|你说|你觉得|您觉得|是不是|有没有|能不能|可不可以|会不会|要不要)")
 _ZH_ASKS_FOR = re.compile(r"(?:叫|是|在|有|做|干|去|用|喝|吃|练|学|住|养)(?:什么|啥|哪|谁|几|多少)(?![\u4e00-\u9fff]*[都也])"
                           r"[\u4e00-\u9fff]{0,4}\s*[。.!！~～]*$")

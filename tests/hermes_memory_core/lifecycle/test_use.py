@@ -137,3 +137,12 @@ def test_a_fact_and_its_change_carry_the_time_they_were_said(tmp_path: Path) -> 
         versions = mem.history(job.id, caller=ADMIN)
     assert len(versions) == 2 and "data engineer" in versions[-1].content, versions
     assert versions[-1].created_at == moved == job.updated_at  # when it was said, not two days later
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Hi! I work as a data engineer at Acme.", "The user works as a data engineer at Acme."),
+    ("Thanks! My cat is called Mochi.", "The user's cat is called Mochi."),
+    ("你好！我在一家医院做麻醉师。", "用户在一家医院做麻醉师。"),
+])
+def test_a_greeting_around_a_statement_is_no_part_of_the_fact(mem: MemoryProvider, said: str, kept: str) -> None:
+    assert mem.remember(said, user_id="u").content == kept

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory_core import CONVERSATION_KIND, MemoryHit, MemoryProvider, MemoryRecord, MemoryType
-from hermes_memory_core.retrieval.recall_policy import asked, covers_focus, distinct, focus_terms, says_unknown
+from hermes_memory_core.retrieval.recall_policy import (
+    asked,
+    covers_focus,
+    distinct,
+    focus_terms,
+    says_unknown,
+    without_restated_lines,
+)
 from tests.fakes import Clock
 from tests.hermes_memory_core.retrieval.test_recall_speakers import WEEK, talk_then_wait
 
@@ -48,6 +55,23 @@ def test_a_reply_that_restates_a_line_hands_it_its_place() -> None:
     lifted = distinct([reply, other, source])
     assert [h.id for h in lifted] == [source.id, other.id]
     assert (lifted[0].score, lifted[0].confidence) == (0.6, 5.0)
+
+
+def test_a_fact_says_once_what_the_users_line_said() -> None:
+    """The line the user said and the fact made of it say the same: the fact stands once, in the better place."""
+    from dataclasses import replace
+
+    fact_rec = replace(_line("The user's boss is called Zhang Wei.", "user").record, id="fact",
+                       memory_type=MemoryType.PERMANENT, metadata={"fact_key": "boss"})
+    fact = MemoryHit(fact_rec, 0.3, 0.3)
+    line = replace(_line("My boss is called Zhang Wei.", "user", mid="line"), score=0.6)
+    other = _line("I work as a data engineer.", "user", mid="other")
+    zh_fact = MemoryHit(replace(fact_rec, id="zh", content="用户对花生过敏。"), 0.2, 0.2)
+    zh_line = _line("我对花生过敏。", "user", mid="zh-line")
+    kept = without_restated_lines([line, other, fact, zh_line, zh_fact])
+    assert [h.id for h in kept] == ["fact", "other", "zh"] and kept[0].score == 0.6
+    reply = _line("Your boss is called Zhang Wei.", "assistant", mid="reply")  # only the user's own lines
+    assert [h.id for h in without_restated_lines([reply, fact])] == ["reply", "fact"]
 
 
 def test_focus_words_leave_out_generic_question_words() -> None:

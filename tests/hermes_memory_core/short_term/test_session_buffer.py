@@ -123,6 +123,11 @@ def test_extractive_summarizer_is_deterministic_and_bounded() -> None:
     assert a == ExtractiveSummarizer().summarize(turns, 60) and len(a) <= 60
     assert "Friday" in a or "Airflow" in a
     assert len(ExtractiveSummarizer().compress(["x" * 300, "y" * 300], 100)) <= 100
+    # what the user asks is chat: a summary of the questions asked tells the next turn nothing
+    asked = [("user", "Where do I live? 我住在哪里？"), ("assistant", "In Beijing."),
+             ("user", "I moved to Shanghai. What's my job again?"), ("assistant", "A data engineer.")]
+    assert ExtractiveSummarizer().summarize(asked, 200) == "I moved to Shanghai."
+    assert ExtractiveSummarizer().summarize(asked[:2], 200) == ""
     assert clip("a  b   c", 3) == "a …" or len(clip("a  b   c", 3)) <= 3
 
 

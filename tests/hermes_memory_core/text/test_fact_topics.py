@@ -12,12 +12,14 @@ from hermes_memory_core.types import MemoryType
 #: topic -> (a statement of the fact, a question about it), one English and one Chinese pair each
 SAMPLES = {
     "name": [("My name is Dana", "What is my name?"), ("我叫林华", "我叫什么名字？")],
-    "allergy": [("I am allergic to peanuts", "What am I allergic to?"), ("我对花生过敏", "我对什么过敏？")],
+    "allergy": [("I am allergic to peanuts", "What am I allergic to?"), ("我对花生过敏", "我对什么过敏？"),
+                ("I'm allergic to shellfish", "Is there any food I can't eat?")],
     "birth": [("I was born in 1990", "When was I born?"), ("我的生日是五月三日", "我的生日是哪天？")],
     "occupation": [("I work as a nurse", "What is my job?"), ("我在银行工作", "我做什么工作？")],
     "residence": [("I live in Lisbon", "Where do I live?"), ("我住在上海", "我住在哪个城市？")],
     "pet": [("My cat is called Miso", "What is my cat called?"), ("我养了一只狗", "我的宠物叫什么？")],
     "family": [("My daughter is six", "How old is my daughter?"), ("我的妻子是老师", "我妻子做什么？")],
+    "boss": [("My boss is called Zhang Wei", "What's my manager's name?"), ("我老板叫王强", "我老板叫什么？")],
     "diet": [("I am vegetarian", "What food do I eat?"), ("我吃素", "我的饮食有什么要求？")],
 }
 

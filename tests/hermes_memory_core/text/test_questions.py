@@ -12,12 +12,16 @@ QUESTIONS = [
     "Tell me what I said about the trip", "Is it going to rain tomorrow", "Can you remind me of my dentist's name",
     "用户每天早上练习什么？", "用户每天早上练习什么", "你知道我住在哪里吗", "我老板叫什么名字", "我住在哪里", "告诉我我的工作是什么",
     "请问我的血型是什么", "我是不是说过我对花生过敏", "我上次说的那家餐厅在哪儿",
+    # a request for what the user said is asking too
+    "Tell me my favourite editor", "Remind me of my boss's name.", "Please tell me about my trip plan",
+    "请告诉我我的血型", "提醒我一下我的护照号码",
 ]
 STATEMENTS = [
     "I like Neovim.", "I moved from Beijing to Shanghai last month.", "When I was young, I lived in Paris.",
     "What I like is tea.", "Who I am matters.", "How I met my wife is a long story", "What a great day it is",
     "I wonder about life a lot.", "Do remember that I am vegetarian", "我喜欢用 Neovim 写代码。", "我在一家医院做麻醉师",
-    "我不知道什么时候去", "我什么都吃", "我想去哪里都行", "我是做什么都认真的人",
+    "我不知道什么时候去", "我什么都吃", "我想去哪里都行", "我是做什么都认真的人", "I told my boss about it.",
+    "My sister told me about her trip.",
 ]
 
 
