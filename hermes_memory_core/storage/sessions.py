@@ -225,9 +225,13 @@ class SessionStore:
         if user_id is not None:
             where = "s.user_id = ? AND s.session_id <> ? AND s.last_active_at <= ?"
             args = [user_id, self._key(user_id, except_session) if except_session else "", now]
+        # a session whose turns are all at or below its mark (next_turn - 1 is its last turn) has none past it: the
+        # row says so without a probe of its messages (a heavy user has hundreds of archived sessions, all read on
+        # each new session's first turn)
         rows = self.db.reader().execute(
-            f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND EXISTS (SELECT 1 FROM "
-            "session_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id AND m.turn > s.archived_turn)",
+            f"SELECT s.user_id, s.session_id FROM sessions s WHERE ({where}) AND s.next_turn - 1 > s.archived_turn "
+            "AND EXISTS (SELECT 1 FROM session_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id "
+            "AND m.turn > s.archived_turn)",
             args,
         )
         return [(r[0], self._key_to_id(r[1])) for r in rows]
