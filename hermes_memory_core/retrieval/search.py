@@ -284,6 +284,7 @@ class Searcher:
                 spoken.pop(mid, None)
                 found_by_cross.discard(mid)
             keyword = [(mid, score) for mid, score in keyword if mid in candidates]
+        by_keyword = {mid for mid, _ in keyword}  # the keyword leg as it stands (a refill read it wider)
         for mid, cosine in spoken.items():
             if mid in fields and fields[mid].dialogue:
                 cosines[mid] = max(cosine, cosines.get(mid, cosine))
