@@ -126,9 +126,8 @@ def _cross_keyword(
 def _neighbour_relevance(
     present: Sequence[Candidate], records: Mapping[str, RankRow], base: Mapping[str, float], window: int
 ) -> dict[str, float]:
-    """For each dialogue candidate, the highest base relevance among the dialogue candidates of the same session
-    written at the nearest earlier and the nearest later moment within ``window`` seconds (a question and its answer
-    are neighbours; candidates of one second are one moment). Independent
+    """For each dialogue candidate, the higher base relevance of its nearest earlier and later dialogue candidate in
+    the same session written within ``window`` seconds (a question and its answer are neighbours). Independent
     memories (not written as dialogue) have no neighbours: when they were written never changes their rank."""
     by_session: dict[str, list[tuple[int, str]]] = {}
     for c in present:
@@ -139,19 +138,12 @@ def _neighbour_relevance(
     for items in by_session.values():
         if len(items) < 2:
             continue
-        # the candidates of one moment (written in one second: a turn and its reply written together) together:
-        # a memory's neighbours are all of the moment before and all of the moment after, never one of them by id
-        moments: dict[int, float] = {}
-        for at, mid in items:
-            moments[at] = max(moments.get(at, 0.0), base[mid])
-        times = sorted(moments)
-        near: dict[int, float] = {}
-        for k, at in enumerate(times):
+        items.sort()
+        for i, (at, mid) in enumerate(items):
             best = 0.0
-            if k > 0 and at - times[k - 1] <= window:
-                best = moments[times[k - 1]]
-            if k + 1 < len(times) and times[k + 1] - at <= window:
-                best = max(best, moments[times[k + 1]])
-            near[at] = best
-        out.update((mid, near[at]) for at, mid in items)
+            if i > 0 and 0 < at - items[i - 1][0] <= window:
+                best = base[items[i - 1][1]]
+            if i + 1 < len(items) and 0 < items[i + 1][0] - at <= window:
+                best = max(best, base[items[i + 1][1]])
+            out[mid] = best
     return out
