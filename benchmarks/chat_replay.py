@@ -45,7 +45,7 @@ from typing import Any
 from benchmarks._common import CachedEmbedder, Progress, add_data_arguments, log, print_table, require_locomo
 from benchmarks.locomo import Conversation, Turn, load_conversations, parse_range
 
-__all__ = ["SURFACES", "content_words", "evaluate", "hermes_provider", "main", "turn_recalled"]
+__all__ = ["SURFACES", "content_words", "evaluate", "hermes_provider", "main", "release_hermes", "turn_recalled"]
 
 SURFACES = ("direct", "sessions", "middleware", "llamaindex", "hermes")
 WEEK = 7 * 86_400
@@ -164,6 +164,15 @@ def _replay_middleware(mem: Any, conv: Conversation, user: str, clock: _Clock) -
 _HELD: set[int] = set()  # stores registered as the process's open core by this replay
 
 
+def release_hermes(mem: Any) -> None:
+    """Give back the core :func:`hermes_provider` registered for ``mem`` (its last release closes it)."""
+    if id(mem) in _HELD:
+        from hermes_memory_agents import cores
+
+        _HELD.discard(id(mem))
+        cores.release(mem)
+
+
 def hermes_provider(mem: Any, user_id: str, session_id: str) -> Any:
     """A Hermes Agent provider initialised for one session on ``mem`` (registered as the process's open core for
     its directory, so the provider shares it and its shutdown never closes it)."""
@@ -242,6 +251,7 @@ def evaluate(conversations: list[Conversation], surface: str, top_k: int = 10,
                     recalled = [h.content for h in hits]
                     tokens.append(sum(count_tokens(c) for c in recalled))
                     rows.append(statistics.fmean(turn_recalled(text_of[e], recalled) for e in q.evidence))
+            release_hermes(mem)
     total = sum(counts.values())
     return {"surface": surface, "questions": len(rows), "recall": statistics.fmean(rows) if rows else 0.0,
             "mean_tokens": statistics.fmean(tokens) if tokens else 0.0, "memories": counts, "replay_s": replay_s,

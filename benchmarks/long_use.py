@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import CachedEmbedder, add_data_arguments, log, print_table, require_locomo
-from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, hermes_provider, turn_recalled
+from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, hermes_provider, release_hermes, turn_recalled
 from benchmarks.locomo import Conversation, load_conversations, parse_range
 
 __all__ = ["NEVER_SAID", "KeyingLLM", "evaluate", "main"]
@@ -241,6 +241,7 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
                 stored += _asked_stored(mem, conv, {q.question for q in questions})
                 log(f"{surface}: asked {conv.sample_id}")
             embedder.save()
+            release_hermes(mem)
 
     def summary(d: dict[str, list[float]]) -> dict[str, float]:
         return {"recall": statistics.fmean(d["recall"]), "precision": statistics.fmean(d["precision"] or [0.0]),
