@@ -109,14 +109,20 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
                            and _restates(words[h.id], words[s.id])), None)
             if source is not None:
                 source_of[h.id] = source
+    return _stood_in(out, source_of)
+
+
+def _stood_in(hits: list[MemoryHit], source_of: dict[str, MemoryHit]) -> list[MemoryHit]:
+    """``hits`` with each hit of ``source_of`` replaced by the line that stands for it (followed to the first: a reply
+    restating a reply), placed once, where the first of them stood, with the better score and confidence."""
     if not source_of:
-        return out
+        return hits
     placed: set[str] = set()
     result: list[MemoryHit] = []
-    for h in out:
-        if h.id in source_of:  # the restating reply: its source goes here, once, unless it already stood higher
+    for h in hits:
+        if h.id in source_of:  # the restating line: its source goes here, once, unless it already stood higher
             source = source_of[h.id]
-            while source.id in source_of:  # a reply restating a reply: the first line said
+            while source.id in source_of:
                 source = source_of[source.id]
             if source.id not in placed:
                 placed.add(source.id)
@@ -139,16 +145,7 @@ def without_restated_lines(hits: list[MemoryHit]) -> list[MemoryHit]:
             fact = next((f for f in hits if f.id in words and _restates(words[f.id], said)), None)
             if fact is not None:
                 source_of[h.id] = fact
-    if not source_of:
-        return hits
-    placed: set[str] = set()
-    result: list[MemoryHit] = []
-    for h in hits:
-        standing = source_of.get(h.id, h)
-        if standing.id not in placed:
-            placed.add(standing.id)
-            result.append(standing if standing is h else _lifted(standing, h))
-    return result
+    return _stood_in(hits, source_of)
 
 
 def _lifted(source: MemoryHit, reply: MemoryHit) -> MemoryHit:
