@@ -238,3 +238,23 @@ async def test_search_shows_a_stored_instruction_as_withheld(store: MemoryProvid
         assert found[planted]["content"] == WITHHELD_NOTE and found[planted]["withheld"] is True
         assert "obey" not in json.dumps(data)
     assert run(tools, FORGET, {"memory_id": planted}) == {"forgotten": True, "id": planted}
+
+
+def test_remember_answers_what_was_stored_never_the_redacted_secret(store: MemoryProvider) -> None:
+    """The MCP server and Hermes Agent reply with the stored text: PII the store replaced by placeholders is not
+    echoed back to the client (added, versioned, sync and async alike)."""
+    import asyncio
+
+    tools = tools_for(store, caller=Caller.admin("agent"))
+    cases = [
+        ({"content": "我的护照号码是 E12345678"}, "E12345678", "added"),
+        ({"content": "I live in Hangzhou", "tier": "long_term"}, None, "added"),
+        ({"content": "I moved to 12 Baker Street, London", "tier": "long_term"}, "Baker", "versioned"),
+    ]
+    for args, secret, action in cases:
+        res = run(tools, REMEMBER, args)
+        assert res["stored"] and res["action"] == action, res
+        assert res["content"] == store.get(res["id"], user_id="u1", caller=Caller.admin("t")).content
+        assert secret is None or secret not in json.dumps(res, ensure_ascii=False), res
+    res = json.loads(asyncio.run(tools.aremember("My passport number is E87654321", tier="long_term")))
+    assert res["stored"] and "E87654321" not in json.dumps(res) and "[PASSPORT]" in res["content"], res
