@@ -38,7 +38,6 @@ from hermes_memory_agents.tools import FORGET, SEARCH, MemoryTools
 
 __all__ = [
     "INSTRUCTIONS",
-    "NOISY_LOGGERS",
     "SERVER_NAME",
     "TOKEN_FILE",
     "BadMessageFilter",
