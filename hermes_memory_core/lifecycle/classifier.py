@@ -337,12 +337,23 @@ _FAVOURITE = re.compile(r"\bmy favou?rite ([a-z]+(?: [a-z]+)?) (?:is|are)\b|我�
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me)\b|我")
 
 
-#: Where one statement may hold the next fact: punctuation, or "and"/"并且" before a new first-person clause.
+#: Where one statement may hold the next fact: punctuation, or "and"/"并且" (a piece that holds no fact of its own
+#: is joined back to the one before, so "peanuts and shellfish" stays whole).
 _BOUNDARY = re.compile(
     r"\s*(?:[;；。!！?？,，]|\.(?=\s|$))\s*(?:(?:and|but|also|plus)\s+)?(?:并且|而且|另外|同时|还有)?"
-    r"|\s+(?:and|but|also|plus)\s+(?=(?:i|i'm|i've|my)\b)|(?:并且|而且|另外|同时)",
+    r"|\s+(?:and|but|also|plus)\s+|(?:并且|而且|另外|同时)",
     re.IGNORECASE,
 )
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _with_subject(piece: str) -> str:
+    """A clause that lost its subject to the one before, given it back ("work as a nurse" → "I work as a nurse",
+    "是一名护士" → "我是一名护士"); a clause with a first-person word of its own is kept as it is."""
+    text = piece.strip()
+    if not text or _FIRST_PERSON.search(text.lower()):
+        return text
+    return "我" + text if _HAN.search(text) else "I " + text
 
 
 def _fact_key(text: str) -> str | None:
@@ -373,7 +384,7 @@ def split_facts(content: str) -> list[str]:
     seps = [""] + [content[a:b] for a, b in cuts]  # the separator before each piece
     groups: list[tuple[str, str | None]] = []
     for piece, sep in zip(pieces, seps, strict=True):
-        key = _fact_key(piece) if piece.strip() else None
+        key = _fact_key(_with_subject(piece)) if piece.strip() else None
         if groups and (key is None or groups[-1][1] is None or groups[-1][1] == key):
             text, current = groups[-1]
             groups[-1] = (text + sep + piece, current or key)
@@ -383,10 +394,7 @@ def split_facts(content: str) -> list[str]:
         return [content]
     out = []
     for text, _key in groups:
-        text = text.strip().rstrip(",，;；、").strip()
-        if re.search(r"[\u4e00-\u9fff]", text) and not _FIRST_PERSON.search(text.lower()):
-            text = "我" + text
-        out.append(text)
+        out.append(_with_subject(text.strip().rstrip(",，;；、")))
     return [t for t in out if t]
 
 
