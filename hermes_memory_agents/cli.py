@@ -204,7 +204,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
         description="Serve the memory tools hermes_memory_search, hermes_memory_remember and hermes_memory_forget "
         "for one user over MCP: stdio (for desktop and coding agents) or streamable HTTP on 127.0.0.1. Needs "
         'pip install "hermes-memory-layer[mcp]".')
-    p.add_argument("--user", required=True, help="the user whose memory is served")
+    p.add_argument("--user", required=True, help="the user whose memory is served (exact: case and spaces count)")
     p.add_argument("--session", default=None, help="session id of short-term memories (default: one per run)")
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
     p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT,

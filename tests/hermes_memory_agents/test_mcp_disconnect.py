@@ -120,7 +120,12 @@ def test_the_library_reports_of_bad_messages_are_one_line_each(capsys: pytest.Ca
             seen.append(record)
 
     keep = Keep()
-    logging.getLogger().addHandler(keep)  # every record propagates to the root logger's handlers
+    # on each logger itself: an in-process `hermes-memory` command of another test may have stopped propagation
+    watched = [server_log, logging.getLogger("hermes_memory_agents.mcp_server"), logging.getLogger()]
+    levels = [logger.level for logger in watched]
+    for logger in watched:
+        logger.addHandler(keep)
+        logger.setLevel(logging.WARNING)  # the commands' default --log-level
     try:
         with quiet_bad_messages():
             server_log.error(f"Received exception from stream: {_PYDANTIC_JSON}")
@@ -131,8 +136,10 @@ def test_the_library_reports_of_bad_messages_are_one_line_each(capsys: pytest.Ca
             server_log.error("a real error")
         logging.warning("Failed to validate request: outside the server: untouched")
     finally:
-        logging.getLogger().removeHandler(keep)
-    lines = [(r.name, r.levelname, r.getMessage()) for r in seen]
+        for logger, level in zip(watched, levels, strict=True):
+            logger.removeHandler(keep)
+            logger.setLevel(level)
+    lines = [(r.name, r.levelname, r.getMessage()) for r in {id(r): r for r in seen}.values()]  # once each
     assert lines[:3] == [
         ("mcp.server.lowlevel.server", "WARNING", ("MCP client sent a message that is not JSON-RPC (1 validation "
          "error for JSONRPCMessage: Invalid JSON: expected ident at line 1 column 2); answered with an error, "
