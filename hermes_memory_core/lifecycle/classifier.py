@@ -88,8 +88,8 @@ class Classification:
     """A classifier's decision: tier, why, and a topic key for versioning permanent facts.
 
     ``usable`` is False when a model's answer could not be read (no answer, no tier in it, a timeout, an
-    exception): the content then stays short-term, and :class:`~hermes_memory_core.lifecycle.health.ClassifierHealth`
-    counts it.
+    exception): :func:`parse_classification` then says short-term, :class:`LLMClassifier` lets the rules decide, and
+    :class:`~hermes_memory_core.lifecycle.health.ClassifierHealth` counts it.
 
     ``to_assistant`` is the model's judgement of whether the content is an instruction addressed to the assistant:
     True (refuse the write, as the injection guard does), False, or None when the model did not say or said
@@ -234,7 +234,7 @@ def parse_classification(text: str | None) -> Classification:
 
 
 class LLMClassifier:
-    """Classifies with the host's model; falls back to ``short_term`` on any failure.
+    """Classifies with the host's model; the rules classify what it could not (see :meth:`classify`).
 
     Args:
         llm: The host model.
@@ -249,14 +249,22 @@ class LLMClassifier:
 
     def classify(self, content: str) -> Classification:
         """One model call (a structured one when the model has it, else text; text again only when the structured
-        answer was unusable) answers both the tier and whether ``content`` addresses the assistant."""
+        answer was unusable) answers both the tier and whether ``content`` addresses the assistant. When the model's
+        answer cannot be read (or it failed, or timed out), the rules classify instead — a model that cannot answer
+        this prompt never leaves the user with less memory than no model would — and the decision stays marked
+        ``usable=False`` so the model's failure is counted."""
         prompt = CLASSIFY_PROMPT.format(content=content[:2000])
         structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout, self.pool)
         if structured is not None:
             parsed = parse_classification(json.dumps(structured))
             if parsed.usable or parsed.to_assistant:
                 return parsed
-        return parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
+        parsed = parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
+        if parsed.usable or parsed.to_assistant:
+            return parsed
+        rules = RuleClassifier().classify(content)
+        return Classification(rules.memory_type, f"{rules.reason} (the model's answer: {parsed.reason})", rules.key,
+                              usable=False)
 
     def normalize(self, content: str) -> str:
         answer = _first_line(ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool))
