@@ -1,7 +1,7 @@
 """Recall's ordering rules: what goes first in a turn's recall, each rule a function named for what it decides.
 
 - :func:`on_topic_first` — the user's fact on the question's topic before lines that merely sound alike;
-- :func:`speaker_first` — for a question about the user alone, what the user said before the reply it got;
+- :func:`speaker_first` — for a question about the user alone, what the user said before the assistant's lines;
 - :func:`said_about_first` — for a question about what was said, the lines holding its words;
 - :func:`close_to_best` — profile and fact memories far below the best leave;
 - :func:`about_user_alone` / :func:`asks_about_talk` — which kind of question it is.
@@ -79,21 +79,13 @@ def said_about_first(hits: list[MemoryHit], query: str) -> list[MemoryHit]:
     return first + [h for h in hits if all(h.id != f.id for f in first)]
 
 
-def speaker_first(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """For a question about the user alone, each line the user said moves up to just before the assistant's reply in
-    the same turn when the reply ranked higher: the reply ("That's a fun instrument.") is found by the question's
-    words, but what the user said is the answer. Other hits keep their order."""
-    out = list(hits)
-    for hit in hits:
-        if hit.role != "assistant":
-            continue
-        turn, session = hit.metadata.get("turn"), hit.session_id
-        said = next((i for i, h in enumerate(out) if h.role == "user" and h.session_id == session
-                     and h.metadata.get("turn") == turn), None)
-        at = out.index(hit)
-        if said is not None and said > at:
-            out.insert(at, out.pop(said))
-    return out
+def speaker_first(hits: list[MemoryHit], keep: frozenset[str] = frozenset()) -> list[MemoryHit]:
+    """For a question about the user alone, what the user said — and what is kept about them — before the
+    assistant's lines: the user is the authority on themselves, and a reply found by the question's words ("That's a
+    fun instrument.") is context, not the answer. The hits in ``keep`` (the reply the user got when they asked this
+    same question before) stay where they stand. Each group keeps its order."""
+    theirs = [h for h in hits if h.role != "assistant" or h.id in keep]
+    return theirs + [h for h in hits if h.role == "assistant" and h.id not in keep]
 
 
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),

@@ -11,7 +11,8 @@ can follow:
 3. what may be shown: the read-time guard's verdict, no reply that did not know, no line said twice, a restating
    reply handing its place to its source (read on in the same ranking when they leave the list short);
 4. what belongs first: the reply to the same question asked before, the user's current fact on the question's topic,
-   a system of record's value above a claim on its subject, the user's own lines for a question about them;
+   a system of record's value above a claim on its subject, the user's own lines before the assistant's for a
+   question about them;
 5. silence: nothing when the best match is below the floor, or only a little above it with no line about what is asked;
 6. the cut: lines close to the best, weak lines that share nothing with the question left out;
 7. with the host's model, where the rules were unsure, the model's judgement of which lines help, or none
@@ -152,7 +153,7 @@ class Recaller:
         if topics and plain:  # the user's current fact on the topic is its answer, however far down it ranked
             hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
         about_user = about_user_alone(asked)
-        ordered = on_topic_first(speaker_first(hits) if about_user else hits, topics)
+        ordered = on_topic_first(speaker_first(hits, frozenset(h.id for h in repeat)) if about_user else hits, topics)
         ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
         answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
         talk = about_talk and any(h.is_conversation or h.dialogue for h in hits)

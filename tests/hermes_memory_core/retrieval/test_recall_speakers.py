@@ -78,3 +78,23 @@ def test_a_question_asked_again_brings_last_times_reply_not_the_old_question(
     # a differently worded question gets the reply too: an earlier question never holds an answer
     assert other[0] == "Maybe the cello: you said you like low voices."
     assert "What instrument should I learn?" not in other
+
+
+def test_for_a_question_about_the_user_their_own_lines_come_before_the_assistants() -> None:
+    """The user is the authority on themselves: every line the user said (and every fact kept about them) goes before
+    the assistant's lines, each group in its order; the reply to this same question asked before keeps its place."""
+    from hermes_memory_core import CONVERSATION_KIND, MemoryHit, MemoryRecord, MemoryType
+    from hermes_memory_core.retrieval.ordering import speaker_first
+
+    def line(mid: str, role: str | None) -> MemoryHit:
+        meta = {"kind": CONVERSATION_KIND, "role": role, "turn": 1} if role else {}
+        rec = MemoryRecord(id=mid, user_id="ann", session_id="s", content=mid, memory_type=MemoryType.SHORT_TERM,
+                           importance=0.3, created_at=0, updated_at=0, access_count=0, expires_at=None, version=1,
+                           metadata=meta)
+        return MemoryHit(rec, 0.5, 0.5)
+
+    hits = [line("reply-a", "assistant"), line("said-a", "user"), line("reply-b", "assistant"), line("fact", None),
+            line("said-b", "user")]
+    assert [h.id for h in speaker_first(hits)] == ["said-a", "fact", "said-b", "reply-a", "reply-b"]
+    assert [h.id for h in speaker_first(hits, frozenset({"reply-a"}))] == [
+        "reply-a", "said-a", "fact", "said-b", "reply-b"]
