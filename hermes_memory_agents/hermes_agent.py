@@ -30,7 +30,8 @@ What each hook does (Hermes' ``MemoryManager`` calls them and catches what they 
                         nothing worth precomputing from this one.
 ``sync_turn``           Appends the turn to the session's buffer (one SQLite transaction). Summaries of overflowing
                         turns and promotion of what the user said run in the core's background worker.
-``on_turn_start``       Notes the user's message (a permanent write must quote it).
+``on_turn_start``       Notes the user's message (a permanent write must quote it) and stores it in the session's
+                        buffer then, at the time it was said (``sync_turn`` later stores the rest of the turn).
 ``on_pre_compress``     Checkpoint (contract version 2, fail-closed): the evidence messages not stored yet are
                         written to the session's buffer (one SQLite transaction) before it returns; it raises when they
                         cannot be (or when this context does not write and Hermes requires the checkpoint). Returns the
@@ -332,9 +333,21 @@ class HermesAgentProvider:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        """Note the user's message (what a permanent ``hermes_memory_remember`` must quote)."""
-        if isinstance(message, str):
-            self._turn_message = message
+        """Note the user's message (what a permanent ``hermes_memory_remember`` must quote) and store it in the
+        session's buffer now, so it carries the time it was said, not the time the answer came; the turn's
+        ``sync_turn`` then stores the rest. A write that fails here is left to ``sync_turn``."""
+        if not isinstance(message, str):
+            return
+        self._turn_message = message
+        memory = self._memory
+        if memory is None or not self.writes or not message.strip():
+            return
+        with self._lock:
+            try:
+                self._ledger.said_ahead(memory.session(self.user_id, self.session_id), "user", message)
+            except HermesMemoryError as exc:
+                log.warning("the user's message was not stored at the start of its turn (%s); its turn's sync "
+                               "stores it", exc)
 
     # ------------------------------------------------------------------ writes
     def sync_turn(

@@ -151,6 +151,17 @@ class CheckpointLedger:
             self._stored.setdefault(session_id, Counter())[key] += 1
             self._ahead.setdefault(session_id, Counter())[key] += 1
 
+    def said_ahead(self, session: SessionMemory, role: str, text: str) -> None:
+        """Store one message of a turn before the turn's sync (the user's, when it is said), counted so the sync
+        does not store it again.
+
+        Raises:
+            HermesMemoryError: The store refused the write (nothing is counted).
+        """
+        sid = self._seed_from(session)
+        session.add_messages([(role, text)])
+        self.checkpointed(sid, [(role, text)])
+
     def checkpoint(self, session: SessionMemory, messages: Iterable[Any]) -> None:
         """Store the user and assistant messages of ``messages`` (Hermes' evidence) that ``session``'s buffer does
         not hold yet, in one transaction (durable on return).

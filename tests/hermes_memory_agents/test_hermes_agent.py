@@ -335,3 +335,21 @@ def test_last_weeks_session_comes_back_in_prefetch(make: Callable[..., HermesAge
     recalled = p.prefetch("What was my plan for the cache penetration problem, the bloom filter in front of Redis?")
     assert "the user said] For the cache penetration problem" in recalled
     assert "Hangzhou" in p.prefetch("Do I live in Hangzhou and work remotely?")
+
+
+def test_the_users_message_carries_the_time_it_was_said(home: Path, embedder: Any) -> None:
+    """The user's message is stored when its turn starts, the answer when the turn is synced: each at its own time,
+    the user's first (Hermes syncs a turn after the model answered)."""
+    now = [1_780_000_000.0]
+    p = HermesAgentProvider(core_factory=lambda cfg: MemoryProvider(cfg, embedder=embedder, clock=lambda: now[0]))
+    p.initialize("s1", hermes_home=str(home), platform="cli", agent_context="primary", agent_identity="default")
+    try:
+        p.on_turn_start(1, "I just adopted a greyhound called Pixel.")
+        now[0] += 40  # the model takes its time
+        p.sync_turn("I just adopted a greyhound called Pixel.", "Congratulations on Pixel!")
+        assert p.memory is not None
+        said = [(m.role, m.content, m.created_at) for m in p.memory.session(p.user_id, "s1").view(all_turns=True).messages]
+        assert said == [("user", "I just adopted a greyhound called Pixel.", 1_780_000_000),
+                        ("assistant", "Congratulations on Pixel!", 1_780_000_040)]
+    finally:
+        p.shutdown()
