@@ -53,9 +53,14 @@ FEATURES = (
 
 #: A confidence is clipped to this range (z-scores: ~4 and above is a real match).
 _Z_RANGE = (-5.0, 15.0)
-#: Names and numbers: a capitalised word that does not open the text, a run of digits, a Chinese numeral with a unit.
-_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+\b|\d+")
-_OPENERS = frozenset("I What Which Who Where When Why How Do Does Did Is Are Was Were Can Could Has Have My The".split())
+#: Names and numbers: a capitalised word (not one of :data:`_OPENERS`), a run of digits.
+_NAME = re.compile(r"\b[A-Z][a-z]+\b|\d+")
+#: Capitalised words that open sentences rather than name anyone.
+_OPENERS = frozenset(
+    "I What Which Who Whom Whose Where When Why How Do Does Did Is Are Was Were Can Could Would Will Should Has Have "
+    "Had My Me The A An This That These Those There It He She They We You Your Our Their His Her Its Tell Please "
+    "Sure Yes No Not Thanks Thank Okay Ok Oh Well So And But Or If Then Also Just Maybe Remember User Assistant".split()
+)
 
 
 def _names(text: str) -> set[str]:
@@ -134,10 +139,10 @@ class RelevanceModel:
 
     def keep(self, question: str, hits: Sequence[MemoryHit], threshold: float) -> list[MemoryHit]:
         """``hits`` when at least one of them answers ``question`` with a probability of at least ``threshold``, else
-        ``[]`` (the recall is silent). A line without a dense confidence (found by the keyword leg alone, or stored
-        without a vector) is never judged: its recall stays as it was. The lines themselves stay as recall ranked them: dropping lines one by one on
+        ``[]`` (the recall is silent). Lines none of which has a dense confidence (found by the keyword leg alone, or
+        stored without a vector) are not judged: the recall stays as it was. The lines themselves stay as recall ranked them: dropping lines one by one on
         these features cost held-out recall (see docs/benchmarks.md, "Memory over use")."""
-        if any(h.confidence is None for h in hits):  # a line found by its words alone: no match to judge it on
+        if all(h.confidence is None for h in hits):  # lines found by their words alone: no match to judge them on
             return list(hits)
         if not hits or float(np.max(self.probabilities(question, hits))) < threshold:
             return []
