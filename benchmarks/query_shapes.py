@@ -25,7 +25,9 @@ recalls nothing (silence).
 
 Recall is given a host model that gives no readable answer (so every step falls back to the rules and the figures are
 the rules' own): it counts how often the default ``recall_judge="unsure"`` would ask a host model which lines help —
-the cost a surface with a model pays for the judgement (see :mod:`hermes_memory_core.retrieval.relevance`).
+the cost a surface with a model pays for the judgement (see :mod:`hermes_memory_core.retrieval.relevance`). Where no
+readable verdict comes, the offline relevance model decides as it does without a host model
+(:mod:`hermes_memory_core.retrieval.relevance_model`; ``--relevance-threshold off``: the rules alone).
 
 With ``--data`` (LoCoMo; evaluation only, never copied into the repository), every question of the given
 conversations is also asked of a store of their turns, plain and ending the last eight turns of the conversation (a

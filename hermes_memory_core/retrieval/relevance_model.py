@@ -139,10 +139,13 @@ class RelevanceModel:
 
     def keep(self, question: str, hits: Sequence[MemoryHit], threshold: float) -> list[MemoryHit]:
         """``hits`` when at least one of them answers ``question`` with a probability of at least ``threshold``, else
-        ``[]`` (the recall is silent). Lines none of which has a dense confidence (found by the keyword leg alone, or
-        stored without a vector) are not judged: the recall stays as it was. The lines themselves stay as recall ranked them: dropping lines one by one on
-        these features cost held-out recall (see docs/benchmarks.md, "Memory over use")."""
-        if all(h.confidence is None for h in hits):  # lines found by their words alone: no match to judge them on
+        ``[]`` (the recall is silent). A recall with fewer than two lines that have a dense confidence (lines found
+        by the keyword leg alone, or stored without a vector, have none) is not judged: the features weigh a line
+        against the others beside it (its gap to the best, its share of the best score, its rank), and a new user's
+        one fact, asked in other words ("我喜欢什么编程语言？" of "用户主用 Python，避免 Java"), is not weighed against
+        anything. The lines themselves stay as recall ranked them: dropping lines one by one on these features cost
+        held-out recall (see docs/benchmarks.md, "Memory over use")."""
+        if sum(h.confidence is not None for h in hits) < 2:  # nothing to weigh a line against: it stays
             return list(hits)
         if not hits or float(np.max(self.probabilities(question, hits))) < threshold:
             return []
