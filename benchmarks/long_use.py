@@ -41,6 +41,7 @@ from typing import Any
 from benchmarks._common import CachedEmbedder, add_data_arguments, log, print_table, require_locomo
 from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, hermes_provider, release_hermes, turn_recalled
 from benchmarks.locomo import Conversation, load_conversations, parse_range
+from benchmarks.query_shapes import threshold_argument
 
 __all__ = ["NEVER_SAID", "KeyingLLM", "evaluate", "main"]
 
@@ -205,8 +206,9 @@ def _asked_stored(mem: Any, conv: Conversation, asked: set[str]) -> int:
 
 
 def evaluate(conversations: list[Conversation], surface: str, keying: bool = False,
-             cache_dir: str | None = ".bench_cache") -> dict[str, Any]:
-    """Replay, ask a week later, ask in chat, ask again a week later (see the module docstring)."""
+             cache_dir: str | None = ".bench_cache", config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Replay, ask a week later, ask in chat, ask again a week later (see the module docstring; ``config``: settings
+    of the store other than the defaults, e.g. ``recall_relevance_threshold``)."""
     from hermes_memory_core import MemoryConfig, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
 
@@ -216,7 +218,7 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
     stored = 0
     llm = KeyingLLM() if keying else None
     with tempfile.TemporaryDirectory(prefix="hermes-long-use-") as tmp:
-        cfg = MemoryConfig(data_dir=Path(tmp) / "store")
+        cfg = MemoryConfig(data_dir=Path(tmp) / "store", **(config or {}))
         embedder = CachedEmbedder(load_embedder(cfg.embedding_model, cfg.embedding_threads), cache_dir)
         clock = _Clock()
         with MemoryProvider(cfg, embedder=embedder, clock=clock, llm=llm) as mem:
@@ -258,14 +260,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--surfaces", default=",".join(SURFACES), help=f"comma-separated: {', '.join(SURFACES)}")
     parser.add_argument("--keying", action="store_true", help="also run with the scripted topic-keying host model")
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache ('' for none)")
+    parser.add_argument("--relevance-threshold", type=threshold_argument, default=None,
+                        help="recall_relevance_threshold: a probability, or 'off' (default: the configuration's)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
+    config = {} if args.relevance_threshold is None else {"recall_relevance_threshold": args.relevance_threshold[0]}
     convs = load_conversations(require_locomo(args.data), parse_range(args.conversations))
     surfaces = [s.strip() for s in args.surfaces.split(",") if s.strip()]
     unknown = [s for s in surfaces if s not in SURFACES]
     if unknown:
         parser.error(f"unknown surfaces {unknown}; choose from {', '.join(SURFACES)}")
-    results = [evaluate(convs, s, keying, args.cache_dir or None)
+    results = [evaluate(convs, s, keying, args.cache_dir or None, config)
                for s in surfaces for keying in ([False, True] if args.keying else [False])]
     print_table(
         ["surface", "model", "questions", "recall before", "recall after", "precision before", "precision after",

@@ -25,7 +25,9 @@ recalls nothing (silence).
 
 Recall is given a host model that gives no readable answer (so every step falls back to the rules and the figures are
 the rules' own): it counts how often the default ``recall_judge="unsure"`` would ask a host model which lines help —
-the cost a surface with a model pays for the judgement (see :mod:`hermes_memory_core.retrieval.relevance`).
+the cost a surface with a model pays for the judgement (see :mod:`hermes_memory_core.retrieval.relevance`). Where no
+readable verdict comes, the offline relevance model decides as it does without a host model
+(:mod:`hermes_memory_core.retrieval.relevance_model`; ``--relevance-threshold off``: the rules alone).
 
 With ``--data`` (LoCoMo; evaluation only, never copied into the repository), every question of the given
 conversations is also asked of a store of their turns, plain and ending the last eight turns of the conversation (a
@@ -47,7 +49,7 @@ from typing import Any
 
 from benchmarks._common import LOCOMO_ENV, CachedEmbedder, add_data_arguments, log, print_table, require_locomo
 
-__all__ = ["SHAPES", "evaluate_facts", "evaluate_locomo", "first_person", "main"]
+__all__ = ["SHAPES", "evaluate_facts", "evaluate_locomo", "first_person", "main", "threshold_argument"]
 
 FACTS = Path(__file__).parent / "data" / "bilingual_facts.json"
 SHAPES_DATA = Path(__file__).parent / "data" / "query_shapes.json"
@@ -90,8 +92,10 @@ class _CountingModel:
         return self.complete(prompt)
 
 
-def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> dict[str, Any]:
-    """Store the fact set and ask every fact in every shape; returns top-1, R@5 and recall-keeps per shape."""
+def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10,
+                   config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Store the fact set and ask every fact in every shape; returns top-1, R@5 and recall-keeps per shape
+    (``config``: settings of the store other than the defaults, e.g. ``recall_relevance_threshold``)."""
     from hermes_memory_core import MemoryConfig, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
 
@@ -117,7 +121,7 @@ def evaluate_facts(cache_dir: str | None = ".bench_cache", top_k: int = 10) -> d
         }
 
     with tempfile.TemporaryDirectory(prefix="hermes-shapes-") as tmp:
-        cfg = MemoryConfig(data_dir=Path(tmp) / "store")
+        cfg = MemoryConfig(data_dir=Path(tmp) / "store", **(config or {}))
         embedder = CachedEmbedder(load_embedder(cfg.embedding_model, cfg.embedding_threads), cache_dir)
         with MemoryProvider(cfg, embedder=embedder) as mem:
             ids = mem.add_many([{"content": m["text"], "user_id": user, "memory_type": "long_term"} for m in memories])
@@ -200,15 +204,29 @@ def evaluate_locomo(data_path: str | Path, conversations: str, cache_dir: str | 
             "r10": {k: statistics.fmean(v) for k, v in found.items()}}
 
 
+def threshold_argument(text: str) -> tuple[float | None]:
+    """``--relevance-threshold``: "off" (None) or a probability, boxed so that None means "off", not "not given"."""
+    if text.strip().lower() == "off":
+        return (None,)
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a probability in [0, 1] or 'off', got {text!r}")
+    return (value,)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.query_shapes", description=__doc__.splitlines()[0])
     add_data_arguments(parser)
     parser.add_argument("--conversations", default="5-9", help="LoCoMo conversations for the dialogue shapes")
     parser.add_argument("--no-locomo", action="store_true", help="the fact set's shapes only")
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache ('' for none)")
+    parser.add_argument("--relevance-threshold", type=threshold_argument, default=None,
+                        help="recall_relevance_threshold for the fact set's store: a probability, or 'off' "
+                        "(default: the configuration's default)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
-    facts = evaluate_facts(args.cache_dir or None)
+    config = {} if args.relevance_threshold is None else {"recall_relevance_threshold": args.relevance_threshold[0]}
+    facts = evaluate_facts(args.cache_dir or None, config=config)
     print_table(["shape", "questions", "search top-1", "search R@5", "recall keeps the fact", "host model asked"],
                 [[s, v["questions"], v["top1"], v["r5"], v["recall_keeps_fact"], v["host_model_asked"]]
                  for s, v in facts["summary"].items()])

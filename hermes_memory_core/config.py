@@ -360,6 +360,11 @@ class MemoryConfig(_Strict):
         5.0, gt=0, description="Seconds recall waits for the host model's relevance judgement before going on "
         "without it.",
     )
+    recall_relevance_threshold: float | None = Field(
+        0.05, ge=0, le=1, description="Without a host model's verdict (no llm=, or it gave none): keep a recalled line "
+        "only when the shipped offline relevance model gives it at least this probability of answering the question; "
+        "no line kept: the turn gets no block. None: off (the rules alone decide).",
+    )
     recall_settle_seconds: float = Field(
         2.0, ge=0, le=60, description="search() and recall() first wait, at most this long, for the user's turns "
         "still being kept in the background (a turn just answered, a session just ended), so that a question asked "

@@ -16,7 +16,10 @@ can follow:
 5. silence: nothing when the best match is below the floor, or only a little above it with no line about what is asked;
 6. the cut: lines close to the best, weak lines that share nothing with the question left out;
 7. with the host's model, where the rules were unsure, the model's judgement of which lines help, or none
-   (:mod:`~hermes_memory_core.retrieval.relevance`).
+   (:mod:`~hermes_memory_core.retrieval.relevance`); without its verdict, the shipped offline relevance model's
+   (``recall_relevance_threshold``; :mod:`~hermes_memory_core.retrieval.relevance_model`), in the same unsure cases
+   (not where the user's fact on the question's topic came first, nor where the caller set its own floor,
+   ``min_score``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from hermes_memory_core.retrieval.recall_policy import (
     without_weak_lines,
 )
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
+from hermes_memory_core.retrieval.relevance_model import default_model
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.perspective import to_third_person
@@ -181,9 +185,16 @@ class Recaller:
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
-        if llm is not None and recalled and self._unsure(bool(repeat) or talk or addressed, floor, best, focus, recalled):
+        decided = bool(repeat) or talk or addressed
+        judged = None
+        if llm is not None and recalled and self._unsure(decided, floor, best, focus, recalled):
             judged = self.judge.judge(llm, asked, recalled)
-            recalled = recalled if judged is None else judged
+        threshold = self.engine.config.recall_relevance_threshold
+        if judged is not None:
+            recalled = judged
+        elif (recalled and threshold is not None and min_score is None  # a floor the caller chose is theirs alone
+              and not answered and self._rules_unsure(decided, floor, best, focus, recalled)):
+            recalled = default_model().keep(asked, recalled, threshold)  # no host verdict: the offline model's
         return standing + recalled
 
     def _unsure(self, decided: bool, floor: float | None, best: float, focus: frozenset[str],
@@ -196,6 +207,13 @@ class Recaller:
         mode = self.engine.config.recall_judge
         if mode != "unsure":
             return mode == "always"
+        return self._rules_unsure(decided, floor, best, focus, hits)
+
+    @staticmethod
+    def _rules_unsure(decided: bool, floor: float | None, best: float, focus: frozenset[str],
+                      hits: list[MemoryHit]) -> bool:
+        """Where the rules were unsure of ``hits`` (see :meth:`_unsure`): where the host model is asked by default,
+        and where, without its verdict, the offline relevance model decides (``recall_relevance_threshold``)."""
         return not decided and (floor is None or best < floor + FOCUS_MARGIN
                                 or not any(covers_focus(h, focus) for h in hits))
 

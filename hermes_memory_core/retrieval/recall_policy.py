@@ -30,7 +30,7 @@ from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "only_pleasantries", "says_unknown", "without_restated_lines", "without_unanswering", "without_weak_lines"]
+__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_covered", "focus_terms", "holds_no_answer", "only_asks", "only_pleasantries", "says_unknown", "without_restated_lines", "without_unanswering", "without_weak_lines"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -228,6 +228,12 @@ def covers_focus(hit: MemoryHit, focus: frozenset[str]) -> bool:
         return False
     words = set(document_terms(hit.content))
     return any(w in words or (not w.isascii() and any(ch in hit.content for ch in _topical(w))) for w in focus)
+
+
+def focus_covered(hit: MemoryHit, focus: frozenset[str]) -> int:
+    """How many of the question's focus words a recalled line shares (as :func:`covers_focus` reads sharing)."""
+    words = set(document_terms(hit.content))
+    return sum(1 for w in focus if w in words or (not w.isascii() and any(ch in hit.content for ch in _topical(w))))
 
 
 def _topical(word: str) -> str:
