@@ -40,9 +40,8 @@ class Reads:
             else AccessAction.PERMANENT_DENIED
         self._parts.metadata.access.log(rec.id, rec.user_id, action, self._parts.now(), who.name)
         if not allowed:
-            raise PermissionDeniedError(
-                f"caller {who.name!r} may not {'change' if write else 'read'} permanent memory {rec.id}"
-            )
+            raise PermissionDeniedError(who.refusal(f"{'change' if write else 'read'} permanent memory {rec.id}",
+                                                    rec.user_id))
 
     def owned(
         self, memory_id: Any, user_id: str | None, who: Caller, write: bool = False, include_inactive: bool = False

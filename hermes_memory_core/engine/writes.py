@@ -124,7 +124,7 @@ class Writes:
         now = self._parts.now()
         records = [self.new_record(it, now, None if memory_ids is None else memory_ids[i]) for i, it in enumerate(items)]
         if not who.write_permanent and any(r.memory_type is MemoryType.PERMANENT for r in records):
-            raise PermissionDeniedError(f"caller {who.name!r} may not write permanent memories")
+            raise PermissionDeniedError(who.refusal("write permanent memories", records[0].user_id))
         ids: list[str] = []
         batch = self._parts.config.embedding_batch_size
         for start in range(0, len(records), batch):

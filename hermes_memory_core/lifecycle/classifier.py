@@ -88,8 +88,8 @@ class Classification:
     """A classifier's decision: tier, why, and a topic key for versioning permanent facts.
 
     ``usable`` is False when a model's answer could not be read (no answer, no tier in it, a timeout, an
-    exception): the content then stays short-term, and :class:`~hermes_memory_core.lifecycle.health.ClassifierHealth`
-    counts it.
+    exception): :func:`parse_classification` then says short-term, :class:`LLMClassifier` lets the rules decide, and
+    :class:`~hermes_memory_core.lifecycle.health.ClassifierHealth` counts it.
 
     ``to_assistant`` is the model's judgement of whether the content is an instruction addressed to the assistant:
     True (refuse the write, as the injection guard does), False, or None when the model did not say or said
@@ -234,7 +234,7 @@ def parse_classification(text: str | None) -> Classification:
 
 
 class LLMClassifier:
-    """Classifies with the host's model; falls back to ``short_term`` on any failure.
+    """Classifies with the host's model; the rules classify what it could not (see :meth:`classify`).
 
     Args:
         llm: The host model.
@@ -249,14 +249,22 @@ class LLMClassifier:
 
     def classify(self, content: str) -> Classification:
         """One model call (a structured one when the model has it, else text; text again only when the structured
-        answer was unusable) answers both the tier and whether ``content`` addresses the assistant."""
+        answer was unusable) answers both the tier and whether ``content`` addresses the assistant. When the model's
+        answer cannot be read (or it failed, or timed out), the rules classify instead — a model that cannot answer
+        this prompt never leaves the user with less memory than no model would — and the decision stays marked
+        ``usable=False`` so the model's failure is counted."""
         prompt = CLASSIFY_PROMPT.format(content=content[:2000])
         structured = ask_json(self.llm, prompt, CLASSIFICATION_SCHEMA, self.timeout, self.pool)
         if structured is not None:
             parsed = parse_classification(json.dumps(structured))
             if parsed.usable or parsed.to_assistant:
                 return parsed
-        return parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
+        parsed = parse_classification(ask(self.llm, prompt, self.timeout, self.pool))
+        if parsed.usable or parsed.to_assistant:
+            return parsed
+        rules = RuleClassifier().classify(content)
+        return Classification(rules.memory_type, f"{rules.reason} (the model's answer: {parsed.reason})", rules.key,
+                              usable=False)
 
     def normalize(self, content: str) -> str:
         answer = _first_line(ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool))
@@ -337,12 +345,23 @@ _FAVOURITE = re.compile(r"\bmy favou?rite ([a-z]+(?: [a-z]+)?) (?:is|are)\b|我�
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me)\b|我")
 
 
-#: Where one statement may hold the next fact: punctuation, or "and"/"并且" before a new first-person clause.
+#: Where one statement may hold the next fact: punctuation, or "and"/"并且" (a piece that holds no fact of its own
+#: is joined back to the one before, so "peanuts and shellfish" stays whole).
 _BOUNDARY = re.compile(
     r"\s*(?:[;；。!！?？,，]|\.(?=\s|$))\s*(?:(?:and|but|also|plus)\s+)?(?:并且|而且|另外|同时|还有)?"
-    r"|\s+(?:and|but|also|plus)\s+(?=(?:i|i'm|i've|my)\b)|(?:并且|而且|另外|同时)",
+    r"|\s+(?:and|but|also|plus)\s+|(?:并且|而且|另外|同时)",
     re.IGNORECASE,
 )
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _with_subject(piece: str) -> str:
+    """A clause that lost its subject to the one before, given it back ("work as a nurse" → "I work as a nurse",
+    "是一名护士" → "我是一名护士"); a clause with a first-person word of its own is kept as it is."""
+    text = piece.strip()
+    if not text or _FIRST_PERSON.search(text.lower()):
+        return text
+    return "我" + text if _HAN.search(text) else "I " + text
 
 
 def _fact_key(text: str) -> str | None:
@@ -373,7 +392,7 @@ def split_facts(content: str) -> list[str]:
     seps = [""] + [content[a:b] for a, b in cuts]  # the separator before each piece
     groups: list[tuple[str, str | None]] = []
     for piece, sep in zip(pieces, seps, strict=True):
-        key = _fact_key(piece) if piece.strip() else None
+        key = _fact_key(_with_subject(piece)) if piece.strip() else None
         if groups and (key is None or groups[-1][1] is None or groups[-1][1] == key):
             text, current = groups[-1]
             groups[-1] = (text + sep + piece, current or key)
@@ -383,10 +402,7 @@ def split_facts(content: str) -> list[str]:
         return [content]
     out = []
     for text, _key in groups:
-        text = text.strip().rstrip(",，;；、").strip()
-        if re.search(r"[\u4e00-\u9fff]", text) and not _FIRST_PERSON.search(text.lower()):
-            text = "我" + text
-        out.append(text)
+        out.append(_with_subject(text.strip().rstrip(",，;；、")))
     return [t for t in out if t]
 
 

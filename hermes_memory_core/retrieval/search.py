@@ -120,7 +120,7 @@ def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...
         return types
     allowed = tuple(t for t in (types or [t.value for t in MemoryType]) if t != MemoryType.PERMANENT.value)
     if not allowed:
-        raise PermissionDeniedError(f"caller {who.name!r} may not read permanent memories")
+        raise PermissionDeniedError(who.refusal("read permanent memories"))
     return allowed
 
 

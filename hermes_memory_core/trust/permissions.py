@@ -62,6 +62,17 @@ class Caller:
             return False
         return self.write_permanent if write else self.read_permanent
 
+    def refusal(self, doing: str, user_id: str | None = None) -> str:
+        """The one-line reason this caller is refused ``doing`` ("read permanent memory <id>"), with what to pass
+        instead: a caller for the user (or an admin) where this one holds no permission, the user it is bound to
+        where it is bound to another."""
+        if self.user_id is not None and user_id is not None and self.user_id != user_id:
+            hint = f"it is bound to user {self.user_id!r}"
+        else:
+            whose = f"Caller.for_user({user_id!r})" if user_id is not None else "Caller.for_user(user_id)"
+            hint = f"pass caller={whose} or Caller.admin()"
+        return f"caller {self.name!r} may not {doing} ({hint})"
+
 
 #: The default caller: no permanent permissions.
 ANONYMOUS = Caller("anonymous")

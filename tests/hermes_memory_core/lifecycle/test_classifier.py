@@ -100,7 +100,7 @@ def test_an_omitted_or_junk_judgement_leaves_the_rules(mem: MemoryProvider, junk
 def test_a_failing_model_leaves_the_rules(mem: MemoryProvider, llm: object) -> None:
     mem.config.llm_timeout_seconds = 0.3
     kept = mem.remember(PREFERENCE, user_id="u", session_id="s", llm=llm)  # type: ignore[arg-type]
-    assert kept.action == "added" and kept.memory_type is MemoryType.SHORT_TERM  # a failed classification
+    assert kept.action == "added" and kept.memory_type is RuleClassifier().classify(PREFERENCE).memory_type  # rules
     refused = mem.remember(RULE_CAUGHT, user_id="u", session_id="s", llm=llm)  # type: ignore[arg-type]
     assert refused.action == "rejected" and refused.reason != MODEL_REFUSAL
     assert mem.stats().total_active == 1

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hermes_memory_core import MemoryProvider, MemoryType
-from hermes_memory_core.lifecycle.classifier import parse_classification
+from hermes_memory_core.lifecycle.classifier import RuleClassifier, parse_classification
 from hermes_memory_core.lifecycle.health import ClassifierHealth
 from tests.hermes_memory_core.fake_llms import FixedLLM, ScriptedLLM
 
@@ -69,7 +69,9 @@ def test_mostly_unusable_answers_warn_once(mem: MemoryProvider, caplog: pytest.L
     with caplog.at_level(logging.WARNING, logger="hermes_memory"):
         for text in ("I usually run in the morning", "I love jazz", "I prefer tea", "I hate long meetings"):
             res = mem.remember(text, user_id="u", session_id="s1", llm=chatty)
-            assert res.memory_type is MemoryType.SHORT_TERM  # the rule stays: unusable -> short-term
+            # the model could not answer: the rules decide what it could not, as they would with no model
+            assert res.memory_type is RuleClassifier().classify(text).memory_type is MemoryType.LONG_TERM
+            assert res.reason.startswith("rules:") and "the model's answer: classifier answer was" in res.reason
     warned = [r.getMessage() for r in caplog.records if "classifier answers" in r.getMessage()]
     assert len(warned) == 1 and "session 's1' of user 'u'" in warned[0]
     (line,) = mem.stats().warnings
@@ -83,7 +85,8 @@ def test_evicted_turns_count_too(mem: MemoryProvider, caplog: pytest.LogCaptureF
         for i in range(16):
             s.add_messages([("user", f"I like topic number {i}"), ("assistant", "ok")])
         s.flush()
-    assert mem.stats().by_type["long_term"] == 0
+    kept = mem.list_memories(user_id="u", memory_types=["long_term"], limit=100)
+    assert kept and all("the model's answer: classifier answer was" in str(r.metadata["reason"]) for r in kept)
     assert any("session 'chat'" in w for w in mem.stats().warnings)
     assert sum("classifier answers" in r.getMessage() for r in caplog.records) == 1
 

@@ -182,6 +182,24 @@ def test_split_multi_fact_statements() -> None:
     assert split_facts("我叫王小明，对青霉素过敏") == ["我叫王小明", "我对青霉素过敏"]
     assert split_facts("I am allergic to peanuts and shellfish") == ["I am allergic to peanuts and shellfish"]
     assert split_facts("I live in Lyon") == ["I live in Lyon"]
+    # a clause that shares the first one's subject is a fact of its own, and is given its subject back
+    assert split_facts("I live in Boston and work as a software engineer at Google.") == [
+        "I live in Boston", "I work as a software engineer at Google."]
+    assert split_facts("我住在成都，是一名护士。") == ["我住在成都", "我是一名护士。"]
+    assert split_facts("I love rock and roll") == ["I love rock and roll"]
+    assert split_facts("I like tea but hate coffee") == ["I like tea but hate coffee"]
+
+
+def test_a_move_said_later_in_chat_keeps_the_job_said_with_the_old_home(store: MemoryProvider) -> None:
+    """One chat line that gave home and job, then a move in the other language: the home is versioned, the job
+    stays the user's current fact (it was one fact, and the move replaced it)."""
+    for i, said in enumerate(["I live in Boston and work as a software engineer at Google.", "我搬到深圳了"]):
+        chat = store.session("u", f"s{i}")
+        chat.add_messages([("user", said), ("assistant", "OK.")])
+        chat.close()
+        store.flush()
+    facts = sorted(r.content for r in store.list_memories(user_id="u", memory_types=["permanent", "long_term"]))
+    assert facts == ["The user works as a software engineer at Google.", "用户搬到深圳了"]
 
 
 def test_a_name_change_never_erases_an_allergy(store: MemoryProvider) -> None:

@@ -66,3 +66,15 @@ def test_remember_without_write_permission_keeps_facts_out(anon: MemoryProvider)
     assert tool.memory_type.value != "permanent"
     assert anon.remember("我对花生过敏", user_id="u").memory_type.value == "permanent"  # the user, by default
     assert anon.remember("我对花生过敏", user_id="u", caller=Caller.admin("app")).memory_type.value == "permanent"
+
+
+def test_a_refusal_says_what_to_pass(anon: MemoryProvider) -> None:
+    """A refused read or write names the caller to pass instead: the user's own or an admin, and for a caller bound
+    to another user, the user it is bound to."""
+    fact = anon.add("The user is allergic to peanuts", user_id="u", memory_type="permanent", caller=Caller.admin())
+    with pytest.raises(PermissionDeniedError, match=r"pass caller=Caller\.for_user\('u'\) or Caller\.admin\(\)"):
+        anon.history(fact)
+    with pytest.raises(PermissionDeniedError, match=r"pass caller=Caller\.for_user\('u'\)"):
+        anon.add("I am allergic to cats", user_id="u", memory_type="permanent")
+    with pytest.raises(PermissionDeniedError, match="it is bound to user 'v'"):
+        anon.get(fact, caller=Caller.for_user("v"))
