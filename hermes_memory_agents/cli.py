@@ -22,12 +22,12 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp", "common_parent", "main", "provider_active",
-           "register"]
+__all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "check_served_user", "cmd_hermes_agent", "cmd_mcp", "common_parent",
+           "main", "near_user_ids", "provider_active", "register"]
 
 DEFAULT_HTTP_PORT = 8765
 #: The shared options each command takes (see the module docstring).
@@ -71,9 +71,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if missing:
         print(f"hermes-memory: {missing}", file=sys.stderr)
         return 2
+    check_served_user(args.user)
     caller = Caller(args.caller, read_permanent=not args.no_read_permanent, write_permanent=args.write_permanent)
     session_id = args.session or f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     with MemoryProvider(_config(args), caller=caller) as mem:
+        # the store checks the id as every call will (length, characters): refused now, not at the first tool call
+        mem.list_memories(user_id=args.user, memory_types=["short_term"], limit=1)
+        hint = near_user_ids(mem.stats().by_user, args.user)
+        if hint:
+            print(f"hermes-memory: WARNING {hint}", file=sys.stderr, flush=True)
         tools = MemoryTools(mem, ToolScope(user_id=args.user, caller=caller, session_id=session_id))
         server = build_server(tools)
         # Ctrl-C reaches the command's entry point, which says so in one line (exit status 130)
@@ -88,6 +94,32 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             anyio.run(functools.partial(serve_streamable_http, server, args.port, token=token,
                                         max_sessions=args.max_sessions))
     return 0
+
+
+def check_served_user(user_id: str) -> None:
+    """Refuse a ``--user`` no tool call could use, before the store opens: blank, or reserved for the LangGraph
+    store's own data (:class:`~hermes_memory_core.InvalidInputError`, one line, exit status 2)."""
+    from hermes_memory_core import InvalidInputError, is_reserved_user_id
+
+    if not user_id.strip():
+        raise InvalidInputError("--user is empty: name the user whose memory the server serves (e.g. --user alice)")
+    if is_reserved_user_id(user_id):
+        raise InvalidInputError(f"--user {user_id[:40]!r} is reserved for the LangGraph store's own data")
+
+
+def near_user_ids(known: Mapping[str, int], user_id: str) -> str | None:
+    """A warning for serving ``user_id`` when the store holds no memory of it but holds ids that differ from it only
+    by case or spaces (``Alice`` for ``alice``: user ids are exact, so the server would find none of theirs); None
+    when ``user_id`` has memories or nothing is close (a new user is legitimate)."""
+    if user_id in known:
+        return None
+    key = " ".join(user_id.split()).casefold()
+    near = sorted(u for u in known if " ".join(u.split()).casefold() == key)
+    if not near:
+        return None
+    names = " or ".join(f"{u!r} ({known[u]} memor{'y' if known[u] == 1 else 'ies'})" for u in near)
+    return (f"no memories of user {user_id!r} in this store; did you mean {names}? User ids are exact (case and "
+            f"spaces count): serving {user_id!r} as a new user")
 
 
 # ---------------------------------------------------------------------- hermes-agent
@@ -172,7 +204,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
         description="Serve the memory tools hermes_memory_search, hermes_memory_remember and hermes_memory_forget "
         "for one user over MCP: stdio (for desktop and coding agents) or streamable HTTP on 127.0.0.1. Needs "
         'pip install "hermes-memory-layer[mcp]".')
-    p.add_argument("--user", required=True, help="the user whose memory is served")
+    p.add_argument("--user", required=True, help="the user whose memory is served (exact: case and spaces count)")
     p.add_argument("--session", default=None, help="session id of short-term memories (default: one per run)")
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
     p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT,

@@ -27,9 +27,10 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from hermes_memory_agents.mcp_http import DEFAULT_MAX_SESSIONS, TOKEN_FILE, HttpGuard, load_or_create_token, token_path
@@ -39,10 +40,13 @@ __all__ = [
     "INSTRUCTIONS",
     "SERVER_NAME",
     "TOKEN_FILE",
+    "BadMessageFilter",
     "DisconnectFilter",
+    "bad_message_summary",
     "build_server",
     "load_or_create_token",
     "mcp_missing",
+    "quiet_bad_messages",
     "serve_stdio",
     "serve_streamable_http",
     "token_path",
@@ -56,8 +60,9 @@ DISCONNECTS = {"ClosedResourceError", "BrokenResourceError", "EndOfStream", "Cli
 
 
 class DisconnectFilter(logging.Filter):
-    """Turns the MCP library's traceback for a client that went away into one warning line, once per disconnect
-    (the library logs several records for one); every other record passes unchanged."""
+    """Turns the MCP library's traceback for a client that went away into one info line, once per disconnect
+    (the library logs several records for one), shown only where the logger's level admits INFO (``--log-level
+    info``): a client that exits is normal, not a warning. Every other record passes unchanged."""
 
     def __init__(self, window_seconds: float = 1.0) -> None:
         super().__init__()
@@ -74,8 +79,75 @@ class DisconnectFilter(logging.Filter):
         self._last = now
         record.msg, record.args = "MCP client disconnected (%s); still serving", (type(exc).__name__,)
         record.exc_info, record.exc_text, record.stack_info = None, None, None
-        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+
+
+#: Where the MCP library reports a message it could not use: its server's logger (a line that is no JSON-RPC) and
+#: the root logger (``logging.warning`` in ``mcp.shared.session``: a request or notification that fits no method).
+NOISY_LOGGERS = ("mcp.server.lowlevel.server", "")
+#: The logger the one-line reports of bad messages go to (the ``hermes-memory`` commands show it).
+log = logging.getLogger(__name__)
+_BAD_MESSAGE = re.compile(r"(?s)^(Received exception from stream|Failed to validate (?:request|notification)): (.*)$")
+
+
+class BadMessageFilter(logging.Filter):
+    """Makes the MCP library's report of a malformed message from a client one line: ``MCP client sent ...: <what
+    was wrong>; still serving`` (the library dumps every pydantic error of every method it tried, about 80 lines
+    with the offending input, to stderr through the root logger). The one line names what was wrong, never the
+    message's content (it may hold what a user said). The library's root-logger reports are re-logged on this
+    module's logger (formatted as every ``hermes-memory`` line) and dropped where they were; its notice that an
+    unknown tool goes unvalidated drops to DEBUG (the tool call is answered with a tool error naming the tools).
+    Every other record passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if text.startswith("Tool '") and text.endswith("not listed, no validation will be performed"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        found = _BAD_MESSAGE.match(text)
+        if found is None:
+            return True
+        what = {"Received exception from stream": "a message that is not JSON-RPC",
+                "Failed to validate request": "an invalid request",
+                "Failed to validate notification": "an invalid notification"}[found.group(1)]
+        line = f"MCP client sent {what} ({bad_message_summary(found.group(2))}); answered with an error, still serving"
+        if record.name == "root":  # logged on the root logger: say it on ours, in the commands' format
+            log.warning("%s", line)
+            return False
+        record.msg, record.args, record.exc_info, record.exc_text = line, None, None, None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"  # the client's mistake, not the server's
         return True
+
+
+def bad_message_summary(error: str) -> str:
+    """One line of a pydantic validation error's text: its first line, and for a single error what it says without
+    the input it quotes (``1 validation error for JSONRPCMessage: Invalid JSON: expected value at line 1 column
+    1``); a message without pydantic's layout is its first line."""
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    if not lines:
+        return "no details"
+    head = lines[0][:200]
+    if head.startswith("1 validation error") and len(lines) > 1:
+        detail = next((ln for ln in lines[1:] if not ln.startswith("For further information")), "")
+        detail = detail.split(" [type=", 1)[0][:200]
+        return f"{head}: {detail}" if detail else head
+    return head
+
+
+@contextlib.contextmanager
+def quiet_bad_messages() -> Iterator[None]:
+    """Within this block the MCP library's reports of malformed client messages are one line each
+    (:class:`BadMessageFilter`); the filter leaves with the block (the loggers are the process's)."""
+    quiet = BadMessageFilter()
+    loggers = [logging.getLogger(name or None) for name in NOISY_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(quiet)
 
 
 def _is_disconnect(exc: BaseException) -> bool:
@@ -155,8 +227,9 @@ async def serve_stdio(server: Any) -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them."""
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    with quiet_bad_messages():
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
 
 
 async def serve_streamable_http(
@@ -213,7 +286,8 @@ async def serve_streamable_http(
     uvicorn_errors = logging.getLogger("uvicorn.error")
     uvicorn_errors.addFilter(_cut_at_exit)
     try:
-        await running.serve()
+        with quiet_bad_messages():
+            await running.serve()
     finally:  # the logger is global: a later server in this process gets no filter of this one
         uvicorn_errors.removeFilter(_cut_at_exit)
     if running.interrupted:

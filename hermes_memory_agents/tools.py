@@ -15,7 +15,10 @@ turn them into tool errors and keep serving).
 Who may write the permanent tier (docs/design.md#who-writes-the-permanent-tier): a tool call is the model's text, not the user's, so
 ``tier="permanent"`` is accepted only when the content is the user's own words (``ToolScope.user_words`` says so:
 the Hermes Agent provider checks the conversation) or when the scope's caller holds ``write_permanent`` (the MCP
-server's ``--write-permanent``). The core's injection guard still runs on every write.
+server's ``--write-permanent``). A scope without ``user_words`` (the MCP server, which never sees the conversation)
+writes no permanent fact without ``write_permanent``: ``tier="permanent"`` is an error naming the flag, and a
+first-person fact under ``tier="auto"`` is stored long-term with the caller's refusal as its ``reason``. The core's
+injection guard still runs on every write.
 
 Example::
 
@@ -372,6 +375,12 @@ class MemoryTools:
         if not caller.write_permanent and self._user_words(content):
             caller = Caller(f"{caller.name}:user-words", read_permanent=caller.read_permanent, write_permanent=True)
         if tier == MemoryType.PERMANENT.value and not caller.write_permanent:
+            if scope.user_words is None:  # no conversation to quote from (the MCP server): quoting cannot help
+                return _error(
+                    f"tier 'permanent' is not open to caller {caller.name!r}: it cannot tell the user's words from "
+                    "the model's, so only its operator grants it (hermes-memory mcp --write-permanent); store it "
+                    "as 'long_term'"
+                )
             return _error(
                 "tier 'permanent' takes only the user's own words from this conversation: quote what the user "
                 "said as content, or store it as 'long_term'"

@@ -97,6 +97,7 @@ def _check(key: str, scope: dict[str, Any]) -> None:
         with MemoryProvider(MemoryConfig(data_dir="./hermes_home/hermes_memory")) as hermes:  # Hermes' own store
             stored = [r.content for r in hermes.list_memories(user_id="default")]
         assert "The user mostly writes Python and avoids Java" in stored  # session end filed the user's words
+        assert "The user mostly writes Python and avoids Java" in scope["context"]  # and the next prefetch shows them
     elif key == "docs/core.md::Using the core":
         assert scope["hits"][0].content == "用户主用 Python，避免 Java"
     elif key == "docs/core.md::Short-term memory and the tier lifecycle":

@@ -346,8 +346,9 @@ def apply_plans(engine: PromotionStore, plans: list[_Plan], caller: Caller) -> l
     def write_pending() -> None:
         if pending:
             ids = engine.writes.add_items([item for _i, item in pending], caller)
-            for (i, _item), mid in zip(pending, ids, strict=True):
-                results[i] = replace(results[i], id=mid)
+            for (i, item), mid in zip(pending, ids, strict=True):  # content as stored: redacted where configured
+                results[i] = replace(results[i], id=mid,
+                                     content=engine.parts.redact(item.content, MemoryType(item.memory_type))[0])
             pending.clear()
 
     for i, p in enumerate(plans):
@@ -455,7 +456,8 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
             return _kept_apart(engine, p, target, caller)
         engine.reads.require(target, caller, write=True)
     engine.writes.update(target, item.content, f"{how}: {p.result.reason}", at=item.created_at)  # when it was said
-    return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED)
+    return replace(p.result, id=target.id, memory_type=target.memory_type, action=RememberAction.VERSIONED,
+                   content=engine.parts.redact(item.content, target.memory_type)[0])  # as update stored it
 
 
 def _kept_apart(engine: PromotionStore, p: _Plan, fact: MemoryRecord, caller: Caller) -> RememberResult | _Plan:

@@ -73,9 +73,10 @@ _FACT_ROUTE = re.compile(
 def needs_permanent(text: str) -> bool:
     """The fact router (docs/permissions.md): does this question touch identity, configuration or compliance?
 
-    Permanent facts are loaded only then, so they do not crowd every prompt.
+    Permanent facts are loaded only then, so they do not crowd every prompt. A question about any topic of the
+    fact-topic table (:func:`question_topics`: "Who's my manager?", "我的上司是谁？") touches the facts kept on it.
     """
-    return bool(_FACT_ROUTE.search(unicodedata.normalize("NFKC", text).lower()))
+    return bool(_FACT_ROUTE.search(unicodedata.normalize("NFKC", text).lower())) or bool(question_topics(text))
 
 
 #: The question words of each topic of keyed facts (:data:`~hermes_memory_core.text.fact_topics.TOPICS`, the one

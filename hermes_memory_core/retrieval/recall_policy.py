@@ -21,15 +21,16 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.text.bilingual import ZH_STOPWORDS, default_dictionary
 from hermes_memory_core.text.language import language_of
-from hermes_memory_core.text.perspective import to_third_person
-from hermes_memory_core.text.questions import is_question
+from hermes_memory_core.text.perspective import to_first_person, to_third_person
+from hermes_memory_core.text.questions import is_question, sentences
 from hermes_memory_core.text.terms import document_terms, query_terms
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryHit, MemoryRecord
 
-__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "says_unknown", "without_restated_lines", "without_unanswering", "without_weak_lines"]
+__all__ = ["GENERIC_TERMS", "GENERIC_ZH", "RESTATED_SHARE", "answers_a_question", "asked", "covers_focus", "distinct", "focus_terms", "holds_no_answer", "only_asks", "only_pleasantries", "says_unknown", "without_restated_lines", "without_unanswering", "without_weak_lines"]
 
 #: A reply that says the assistant does not know, does not remember or has nothing on it.
 _UNKNOWN = re.compile(
@@ -55,10 +56,20 @@ def says_unknown(hit: MemoryHit) -> bool:
     return hit.role == "assistant" and len(hit.content) <= _SHORT_REPLY and bool(_UNKNOWN.search(hit.content))
 
 
+def only_pleasantries(hit: MemoryHit) -> bool:
+    """Whether ``hit`` is a line of the conversation with nothing in it but greetings, thanks and acknowledgements
+    ("Hi!", "Noted.", "不客气") — and, said by the assistant, its own questions ("Welcome! How can I help?"): it
+    fills a block and answers nothing."""
+    if not hit.is_conversation:
+        return False
+    return all(not should_recall(piece) or (hit.role == "assistant" and is_question(piece))
+               for piece in sentences(hit.content))
+
+
 def holds_no_answer(hit: MemoryHit, about_talk: bool = False) -> bool:
     """Whether a recalled line can answer nothing: a line that only asks (unless the question is about what was
-    said), or a reply that said it did not know."""
-    return says_unknown(hit) or (not about_talk and only_asks(hit))
+    said), a reply that said it did not know, or a line of pleasantries."""
+    return says_unknown(hit) or only_pleasantries(hit) or (not about_talk and only_asks(hit))
 
 
 def without_unanswering(hits: list[MemoryHit], about_talk: bool = False) -> list[MemoryHit]:
@@ -133,18 +144,44 @@ def _stood_in(hits: list[MemoryHit], source_of: dict[str, MemoryHit]) -> list[Me
     return result
 
 
+#: The assistant's words for the user, as the user would say them ("your boss" → "my boss", "你对花生过敏" → "我对…").
+_TO_USER = (
+    (re.compile(r"\byou(?:'re| are)\b", re.IGNORECASE), "I am"),
+    (re.compile(r"\byours\b", re.IGNORECASE), "mine"),
+    (re.compile(r"\byour\b", re.IGNORECASE), "my"),
+    (re.compile(r"\byou\b", re.IGNORECASE), "I"),
+    (re.compile(r"你们|您|你"), "我"),
+)
+
+
+def _as_the_user_says(reply: str) -> str:
+    """An assistant's reply with the user it speaks to as the speaker ("Got it, Daniel Wu is your boss." → "Got it,
+    Daniel Wu is my boss."): the words a fact about the user has in the first person."""
+    for pattern, word in _TO_USER:
+        reply = pattern.sub(word, reply)
+    return reply
+
+
 def without_restated_lines(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """``hits`` without the lines the user said that a fact among them restates ("My boss is called Zhang Wei." and
-    "The user's boss is called Zhang Wei."): the fact says it once, in the better of their two places. Run on what
-    recall keeps, after its cut (a fact may be cut where a line of the conversation is not)."""
-    words = {h.id: set(tokenize(h.content)) for h in hits if not h.is_conversation}
+    """``hits`` without the lines of the conversation that a fact among them restates — what the user said ("My boss
+    is called Zhang Wei." and "The user's boss is called Zhang Wei.") and the assistant's acknowledgement of it
+    ("Got it, Zhang Wei is your boss.", "好的，我会记住你对花生过敏。"): the fact says it once, in the best of their
+    places. Run on what recall keeps, after its cut (a fact may be cut where a line of the conversation is not)."""
+    third = {h.id: set(tokenize(h.content)) for h in hits if not h.is_conversation}
+    # a fact's words as the user would say them, without the words that name no subject ("called", "叫")
+    first = {h.id: set(tokenize(to_first_person(h.content))) - GENERIC_TERMS - GENERIC_ZH for h in hits if h.id in third}
     source_of: dict[str, MemoryHit] = {}
     for h in hits:
-        if h.is_conversation and h.role != "assistant" and words:
+        if not h.is_conversation or not third:
+            continue
+        if h.role == "assistant":  # the acknowledgement holds the fact's words (and its own "Got it", "好的")
+            said = set(tokenize(_as_the_user_says(h.content)))
+            fact = next((f for f in hits if f.id in first and _restates(said, first[f.id])), None)
+        else:  # the fact holds the words the user said
             said = set(tokenize(to_third_person(h.content)))
-            fact = next((f for f in hits if f.id in words and _restates(words[f.id], said)), None)
-            if fact is not None:
-                source_of[h.id] = fact
+            fact = next((f for f in hits if f.id in third and _restates(third[f.id], said)), None)
+        if fact is not None:
+            source_of[h.id] = fact
     return _stood_in(hits, source_of)
 
 

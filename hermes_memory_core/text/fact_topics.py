@@ -79,8 +79,8 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
         ),
         "boss": (
-            r"\bmy (?:boss|manager|supervisor|line manager)\b|我(?:的|们)?(?:老板|领导|上司|顶头上司)",
-            r"\b(?:boss|manager|supervisor)\b|老板|领导|上司",
+            r"\bmy (?:boss|manager|supervisor|line manager)\b|\bi report to\b|我(?:的|们)?(?:老板|领导|上司|顶头上司)",
+            r"\b(?:boss|manager|supervisor)\b|\breport(?:s|ing)? to\b|老板|领导|上司|汇报",
         ),
         "diet": (
             r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)",

@@ -19,7 +19,9 @@ import unicodedata
 __all__ = ["asking_part", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
 
 #: Sentence ends: the mark stays with its sentence.
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[…])\s+")
+#: A sentence ends after a Chinese end mark or a line break, and after an ASCII one only where a space, the end or a
+#: Chinese character follows ("lin.wei@example.com", "v2.0" and "3.5" are one word, not three sentences).
+_SENTENCE_END = re.compile(r"(?<=[。！？；\n])\s*|(?<=[.!?;])(?:\s+|(?=[\u3400-\u9fff])|$)|(?<=[…])\s+")
 #: An English sentence that opens as a question: a question word before an auxiliary verb ("Which code editor do I
 #: like", "How old am I"; not "When I was young, …" or "What I like is tea"), or an auxiliary before its subject.
 _AUX = r"(?:do|does|did|is|are|was|were|am|can|could|would|will|should|shall|have|has|had|may|might|must)(?:n't)?"

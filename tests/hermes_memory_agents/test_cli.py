@@ -203,3 +203,54 @@ def test_ctrl_c_is_one_line_and_130(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     assert main(["hermes-agent", "status"]) == 130
     err = capsys.readouterr().err
     assert err == "hermes-memory: interrupted during hermes-agent\n"
+
+
+@pytest.mark.parametrize("user", ["", "   ", "langgraph.store"])
+def test_mcp_refuses_a_user_no_call_could_use_at_start(user: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``--user ""`` used to start a server whose every call failed with 'user_id is empty'."""
+    assert main(["mcp", "--data-dir", str(tmp_path / "d"), "--user", user]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("hermes-memory: InvalidInputError: --user ") and "Traceback" not in err
+    assert not (tmp_path / "d").exists()  # refused before the store opened
+
+
+def _serve_nothing(monkeypatch: pytest.MonkeyPatch, embedder: Any) -> list[str]:
+    """``hermes-memory mcp`` in this process on the test embedder, its stdio serving replaced by noting the user."""
+    import hermes_memory_agents.mcp_server as mcp_server
+    import hermes_memory_core
+
+    served: list[str] = []
+
+    async def serve(server: Any) -> None:
+        served.append("served")
+
+    real = hermes_memory_core.MemoryProvider
+    monkeypatch.setattr(mcp_server, "serve_stdio", serve)
+    monkeypatch.setattr(hermes_memory_core, "MemoryProvider",
+                        lambda config, **kw: real(config, embedder=embedder, **kw))
+    return served
+
+
+def test_mcp_warns_of_a_user_id_that_differs_only_by_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str], embedder: Any) -> None:
+    """``--user Alice`` where the store holds ``alice`` silently found nothing; now a warning names ``alice`` and
+    the server still starts (a new user is legitimate)."""
+    from hermes_memory_core import MemoryProvider
+    from tests.conftest import TEST_KEY, make_config
+
+    config = make_config(tmp_path / "d")
+    with MemoryProvider(config, embedder=embedder) as mem:
+        mem.add("The user grows tomatoes", user_id="alice")
+        mem.add("The user keeps bees", user_id="alice")
+    monkeypatch.setenv("HERMES_MEMORY_ENCRYPTION_KEY", TEST_KEY)
+    served = _serve_nothing(monkeypatch, embedder)
+    argv = ["mcp", "--data-dir", str(tmp_path / "d"), "--user"]
+    assert main([*argv, "Alice"]) == 0 and served == ["served"]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "WARNING" in err and "did you mean 'alice' (2 memories)?" in err, err
+    for quiet in ("alice", "bob"):  # the user's own id, and a new user nothing resembles: no warning
+        assert main([*argv, quiet]) == 0
+        assert capsys.readouterr().err == ""
+    assert main([*argv, "x" * 300]) == 2  # the store's own check of the id, at start
+    assert capsys.readouterr().err.startswith("hermes-memory: InvalidInputError: ")

@@ -22,10 +22,11 @@ def test_all_is_pinned() -> None:
                                          "default_hermes_home", "load_yaml_config", "read_settings", "user_for"}
     assert set(hermes_install.__all__) == {"MARKER", "InstallResult", "install_plugin", "plugin_dir",
                                            "plugin_init_source", "plugin_yaml_source", "uninstall_plugin"}
-    assert set(mcp_server.__all__) == {"INSTRUCTIONS", "SERVER_NAME", "DisconnectFilter", "build_server", "mcp_missing",
+    assert set(mcp_server.__all__) == {"INSTRUCTIONS", "SERVER_NAME", "BadMessageFilter", "DisconnectFilter",
+                                       "bad_message_summary", "build_server", "mcp_missing", "quiet_bad_messages",
                                        "serve_stdio", "serve_streamable_http", "TOKEN_FILE", "load_or_create_token", "token_path"}
-    assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "cmd_hermes_agent", "cmd_mcp",
-                                "common_parent", "main", "provider_active", "register"}
+    assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "check_served_user", "cmd_hermes_agent",
+                                "cmd_mcp", "common_parent", "main", "near_user_ids", "provider_active", "register"}
     assert set(cores.__all__) == {"acquire", "open_count", "release"}
     assert set(hermes_hooks.__all__) == {"CHECKPOINT_API_VERSION", "LABEL", "CheckpointLedger",
                                          "PreCompressCheckpointError", "RecallStatus", "config_schema", "conversation",

@@ -70,6 +70,10 @@ async def _exercise(session: ClientSession) -> None:
         bad = await session.call_tool(name, args)
         assert bad.isError is True and set(_payload(bad)) == {"error"}, (name, bad)
 
+    secret = _payload(await session.call_tool("hermes_memory_remember", {"content": "我的护照号码是 E12345678"}))
+    assert secret["content"] == "我的护照号码是 [PASSPORT]", secret  # what was stored, not what the client sent
+    assert _payload(await session.call_tool("hermes_memory_forget", {"memory_id": secret["id"]}))["forgotten"]
+
     again = await session.call_tool("hermes_memory_search", {"query": "balcony tomatoes"})
     assert again.isError is False and _payload(again)["count"] >= 1
     gone = await session.call_tool("hermes_memory_forget", {"memory_id": data["id"]})

@@ -221,3 +221,30 @@ def test_the_http_client_example_runs_and_a_rotated_token_refuses_the_old_one(
         assert httpx.post(url, content=body, headers={**headers, "Authorization": f"Bearer {new}"}).status_code == 200
     finally:
         _stop(proc)
+
+
+def test_the_core_factory_example_runs_and_its_clock_reaches_the_store(
+    embedder: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/hermes-agent.md shows ``core_factory``, the only way to give the provider's store a clock or other
+    options. Its block runs as written here on the test embedder (tests/test_readme.py runs it on the real model)."""
+    import hermes_memory_core
+
+    page = section("Hermes Agent")
+    part = page[page.index("## Options the settings do not cover: `core_factory`"):page.index("## Whose memory")]
+    (code,) = re.findall(r"```python\n(.*?)```", part, flags=re.S)
+    assert "HermesAgentProvider(core_factory=open_store)" in code and "clock=" in code
+    real = hermes_memory_core.MemoryProvider
+
+    class OnTheTestEmbedder(real):  # type: ignore[misc, valid-type]
+        def __init__(self, config: MemoryConfig, **kwargs: Any) -> None:
+            super().__init__(config, embedder=embedder, **kwargs)
+
+    monkeypatch.setattr(hermes_memory_core, "MemoryProvider", OnTheTestEmbedder)
+    monkeypatch.setenv("HERMES_MEMORY_ENCRYPTION_KEY", TEST_KEY)
+    monkeypatch.setattr("tempfile.mkdtemp", lambda: str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    scope: dict[str, Any] = {"__name__": "hermes_core_factory_example"}
+    exec(compile(code, "docs/hermes-agent.md", "exec"), scope)  # its own assert checks the clock
+    assert capsys.readouterr().out.split() == ["long_term", "1767225600"]
+    assert scope["provider"].memory is None  # shut down: the store is closed

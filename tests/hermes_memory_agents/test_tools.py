@@ -238,3 +238,52 @@ async def test_search_shows_a_stored_instruction_as_withheld(store: MemoryProvid
         assert found[planted]["content"] == WITHHELD_NOTE and found[planted]["withheld"] is True
         assert "obey" not in json.dumps(data)
     assert run(tools, FORGET, {"memory_id": planted}) == {"forgotten": True, "id": planted}
+
+
+def test_remember_answers_what_was_stored_never_the_redacted_secret(store: MemoryProvider) -> None:
+    """The MCP server and Hermes Agent reply with the stored text: PII the store replaced by placeholders is not
+    echoed back to the client (added, versioned, sync and async alike)."""
+    import asyncio
+
+    tools = tools_for(store, caller=Caller.admin("agent"))
+    cases = [
+        ({"content": "我的护照号码是 E12345678"}, "E12345678", "added"),
+        ({"content": "I live in Hangzhou", "tier": "long_term"}, None, "added"),
+        ({"content": "I moved to 12 Baker Street, London", "tier": "long_term"}, "Baker", "versioned"),
+    ]
+    for args, secret, action in cases:
+        res = run(tools, REMEMBER, args)
+        assert res["stored"] and res["action"] == action, res
+        assert res["content"] == store.get(res["id"], user_id="u1", caller=Caller.admin("t")).content
+        assert secret is None or secret not in json.dumps(res, ensure_ascii=False), res
+    res = json.loads(asyncio.run(tools.aremember("My passport number is E87654321", tier="long_term")))
+    assert res["stored"] and "E87654321" not in json.dumps(res) and "[PASSPORT]" in res["content"], res
+
+
+def test_the_mcp_servers_scope_writes_permanent_facts_only_with_write_permanent(store: MemoryProvider) -> None:
+    """docs/permissions.md and docs/mcp.md: ``hermes-memory mcp`` never sees the conversation, so a first-person
+    fact from its client (the model's text) is long-term unless the operator passed ``--write-permanent``; asking
+    for ``tier: permanent`` says which flag, not 'quote the user' (which the server cannot check)."""
+    mcp = tools_for(store, caller=Caller("hermes-memory-mcp", read_permanent=True))  # cmd_mcp's default caller
+    auto = run(mcp, REMEMBER, {"content": "I'm allergic to shellfish"})
+    assert auto["stored"] and auto["tier"] == "long_term", auto
+    assert "may not write permanent" in auto["reason"] and "'hermes-memory-mcp'" in auto["reason"]
+    before = snapshot(store)
+    refused = run(mcp, REMEMBER, {"content": "I'm allergic to peanuts", "tier": "permanent"})
+    assert "--write-permanent" in refused["error"] and "quote" not in refused["error"] and snapshot(store) == before
+    granted = tools_for(store, caller=Caller("hermes-memory-mcp", read_permanent=True, write_permanent=True))
+    assert run(granted, REMEMBER, {"content": "I'm allergic to peanuts"})["tier"] == "permanent"
+    assert run(granted, REMEMBER, {"content": "I'm allergic to penicillin", "tier": "permanent"})["tier"] == "permanent"
+
+
+def test_the_docs_say_what_the_mcp_server_does_with_permanent_writes() -> None:
+    """Every doc row and paragraph about the MCP server's permanent writes names --write-permanent as the only way
+    (docs/permissions.md once also promised 'a remember of the user's own words', which the server cannot check)."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    row = next(line for line in (docs / "permissions.md").read_text().splitlines()
+               if line.startswith("| `hermes-memory mcp`"))
+    assert "only with `--write-permanent`" in row and "own words" not in row, row
+    mcp = " ".join((docs / "mcp.md").read_text().split())
+    assert "stored long-term" in mcp and "--write-permanent" in mcp

@@ -41,7 +41,9 @@ def test_gate_precision_and_recall_on_labelled_inputs(capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("我叫什么名字？", True), ("Which coffee do I drink?", True), ("我的配置是什么", True),
-     ("what is our GDPR policy", True), ("write a haiku about rain", False), ("推荐一本书", False)],
+     ("what is our GDPR policy", True), ("write a haiku about rain", False), ("推荐一本书", False),
+     # every topic of the fact-topic table reaches the facts kept on it
+     ("Who's my manager?", True), ("我的上司是谁？", True), ("Who do I report to?", True), ("我向谁汇报工作？", True)],
 )
 def test_fact_router(text: str, expected: bool) -> None:
     assert needs_permanent(text) is expected

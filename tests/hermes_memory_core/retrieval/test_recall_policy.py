@@ -11,6 +11,7 @@ from hermes_memory_core.retrieval.recall_policy import (
     covers_focus,
     distinct,
     focus_terms,
+    holds_no_answer,
     says_unknown,
     without_restated_lines,
 )
@@ -70,8 +71,22 @@ def test_a_fact_says_once_what_the_users_line_said() -> None:
     zh_line = _line("我对花生过敏。", "user", mid="zh-line")
     kept = without_restated_lines([line, other, fact, zh_line, zh_fact])
     assert [h.id for h in kept] == ["fact", "other", "zh"] and kept[0].score == 0.6
-    reply = _line("Your boss is called Zhang Wei.", "assistant", mid="reply")  # only the user's own lines
-    assert [h.id for h in without_restated_lines([reply, fact])] == ["reply", "fact"]
+    # the assistant's acknowledgement of it says it again: the fact stands in its place, in either language
+    reply = replace(_line("Got it, Zhang Wei is your boss.", "assistant", mid="reply"), score=0.7)
+    assert [(h.id, h.score) for h in without_restated_lines([reply, other, fact])] == [("fact", 0.7), ("other", 0.5)]
+    zh_reply = _line("好的，我会记住你对花生过敏。", "assistant", mid="zh-reply")
+    assert [h.id for h in without_restated_lines([zh_reply, zh_fact])] == ["zh"]
+    advice = _line("Tell your boss how you feel about the deadline.", "assistant", mid="advice")
+    assert [h.id for h in without_restated_lines([advice, fact])] == ["advice", "fact"]
+
+
+def test_a_line_of_pleasantries_holds_no_answer() -> None:
+    for text, role in [("Hi!", "user"), ("Thanks, that's all", "user"), ("Welcome! How can I help?", "assistant"),
+                       ("不客气", "assistant"), ("Noted.", "assistant")]:
+        assert holds_no_answer(_line(text, role)), text
+    for text, role in [("Hi! I'm new here.", "user"), ("Welcome to Lyon!", "assistant"),
+                       ("Noted: you are allergic to penicillin.", "assistant")]:
+        assert not holds_no_answer(_line(text, role)), text
 
 
 def test_focus_words_leave_out_generic_question_words() -> None:

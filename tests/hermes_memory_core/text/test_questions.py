@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_memory_core.text.questions import asking_part, is_question, question_sentences, without_questions
+from hermes_memory_core.text.questions import asking_part, is_question, question_sentences, sentences, without_questions
 
 QUESTIONS = [
     "Which code editor do I like?", "Which code editor does the user like", "What is my job", "whats my name",
@@ -68,3 +68,12 @@ def test_a_long_query_asks_the_question_it_ends_with(text: str, question: str) -
 ])
 def test_a_short_question_or_a_query_that_ends_without_one_is_asked_whole(text: str) -> None:
     assert asking_part(text) is None
+
+
+def test_a_period_inside_a_word_ends_no_sentence() -> None:
+    """An address, a version or a decimal is one word: a fact made of the sentence keeps it whole."""
+    assert sentences("My email is lin.wei@example.com and I use it for work.") == [
+        "My email is lin.wei@example.com and I use it for work."]
+    assert sentences("I moved to v2.0 of the app. It costs 3.5 euros.") == [
+        "I moved to v2.0 of the app.", "It costs 3.5 euros."]
+    assert sentences("我住在北京.我是护士。你呢？") == ["我住在北京.", "我是护士。", "你呢？"]
