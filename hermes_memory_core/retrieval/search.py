@@ -28,6 +28,7 @@ Recall — what a chat turn is given — is decided over these candidates and sc
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +60,7 @@ from hermes_memory_core.text.questions import asking_part
 from hermes_memory_core.text.terms import english_gloss, query_terms
 from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
-from hermes_memory_core.types import MemoryHit, MemoryType
+from hermes_memory_core.types import MemoryHit, MemoryRecord, MemoryType
 
 __all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "build_filter", "readable_types"]
 
@@ -86,6 +87,31 @@ class _Request:
     min_score: float | None
     answers_only: bool = False
     own_words_only: bool = False
+
+
+#: Memory versions whose "holds no answer" verdict a searcher keeps (:meth:`Searcher._holds_no_answer`).
+_JUDGED_LINES = 8192
+#: Recall fetches each leg at this many times its size once: the places of the lines it leaves out are filled from it
+#: (at 16k conversation memories, 95% of the refills of 200 LoCoMo questions asked for at most twice the size).
+_WIDER = 2
+
+
+class _Leg:
+    """One leg's candidates, best first, fetched once at ``size``: a longer list is read on in them (a leg's list
+    for a size starts with its list for a larger one — exact cosine, BM25 with ties by id — so reading on gives what
+    a fetch at that size would), fetched again only past ``size`` when the leg was full."""
+
+    __slots__ = ("_fetch", "_got", "_size")
+
+    def __init__(self, fetch: Callable[[int], list[tuple[str, float]]], size: int) -> None:
+        self._fetch, self._size = fetch, size
+        self._got = fetch(size)
+
+    def top(self, m: int) -> list[tuple[str, float]]:
+        """The leg's best ``m`` candidates."""
+        if m > self._size and len(self._got) >= self._size:
+            self._size, self._got = m, self._fetch(m)
+        return self._got[:m]
 
 
 def readable_types(types: tuple[str, ...] | None, who: Caller) -> tuple[str, ...] | None:
@@ -134,6 +160,22 @@ class Searcher:
         self._translated = TranslatedQueries(_TRANSLATION_VECTORS)
         self._weights_for: Any = None
         self._weights: Any = None
+        self._no_answer: OrderedDict[tuple[str, int], tuple[bool, bool]] = OrderedDict()
+
+    def _holds_no_answer(self, record: MemoryRecord, own_words_only: bool) -> bool:
+        """Whether recall leaves ``record`` out before fusion: a line the user only asked, or, with
+        ``own_words_only``, the assistant's answer to one; judged once per memory version (the same candidates come
+        back turn after turn; a new version is judged again)."""
+        key = (record.id, record.version)
+        judged = self._no_answer.get(key)
+        if judged is None:
+            judged = self._no_answer[key] = (asked(record), answers_a_question(record))
+            while len(self._no_answer) > _JUDGED_LINES:
+                try:
+                    self._no_answer.popitem(last=False)
+                except KeyError:  # another thread trimmed it
+                    break
+        return judged[0] or (own_words_only and judged[1])
 
     def search(
         self,
@@ -225,9 +267,14 @@ class Searcher:
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked (both forms in one call to the model, questions before background work)
         query_vec, *as_asked = engine.turns.embed_queries([about_user] + ([text] if about_user != text else []))
-        cosines = dict(engine.vector_reads.dense_candidates(query_vec, n, flt))
+        # recall reads on in each leg for the places of the lines it leaves out (below): each leg is fetched once, wider
+        wide = _WIDER * n if answers_only else n
+        dense_leg = _Leg(lambda m: engine.vector_reads.dense_candidates(query_vec, m, flt), wide)
+        cosines = dict(dense_leg.top(n))
         spoken_vec = as_asked[0] if as_asked else None
-        spoken = dict(engine.vector_reads.dense_candidates(spoken_vec, n, flt)) if spoken_vec is not None else {}
+        spoken_leg = None if spoken_vec is None else _Leg(
+            lambda m: engine.vector_reads.dense_candidates(spoken_vec, m, flt), wide)
+        spoken = dict(spoken_leg.top(n)) if spoken_leg is not None else {}
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
         found_by_cross: set[str] = set()
@@ -249,9 +296,9 @@ class Searcher:
         if translated is not None:  # the translation's words find other-language memories by their own words
             tokens = list(dict.fromkeys([*tokens, *self._translated.terms(translated, engine.embedder.embed_query)]))
         terms = engine.codec.query_terms(tokens)
-        keyword = engine.keyword_candidates(
-            flt.user_id, terms, n, flt.for_rows(at), context_weight=weights.keyword_context_weight
-        )
+        keyword_leg = _Leg(lambda m: engine.keyword_candidates(
+            flt.user_id, terms, m, flt.for_rows(at), context_weight=weights.keyword_context_weight), wide)
+        keyword = keyword_leg.top(n)
         by_keyword = {mid for mid, _ in keyword}
         candidates = {*cosines, *found_by_cross, *by_keyword, *spoken}
         fields = engine.rank_rows(list(candidates), flt.user_id, now=at)
@@ -259,22 +306,21 @@ class Searcher:
             dropped: set[str] = set()
             fresh = set(candidates)
             # lines left out took places in each leg's list: those places are filled, up to three times (a user who
-            # asked many questions has many asked lines and replies, and a refill brings more of them)
+            # asked many questions has many asked lines and replies, and a refill brings more of them), read on in
+            # each leg's one wider fetch (fetched again only past it)
             for more in (2, 2, 2, 0):
                 lines = [mid for mid in fresh if mid in fields and fields[mid].dialogue]
                 said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
                 before = len(dropped)
-                dropped.update(mid for mid, rec in said.items()
-                               if asked(rec) or (own_words_only and answers_a_question(rec)))
+                dropped.update(mid for mid, rec in said.items() if self._holds_no_answer(rec, own_words_only))
                 if not more or len(dropped) == before:
                     break
                 wider = n + more * len(dropped)
-                legs: list[tuple[dict[str, float], Any]] = [(cosines, query_vec), (spoken, spoken_vec)]
-                for leg, vec in legs:
-                    if vec is not None:
-                        leg.update((mid, c) for mid, c in engine.vector_reads.dense_candidates(vec, wider, flt) if mid not in leg)
-                keyword = engine.keyword_candidates(
-                    flt.user_id, terms, wider, flt.for_rows(at), context_weight=weights.keyword_context_weight)
+                legs: list[tuple[dict[str, float], _Leg | None]] = [(cosines, dense_leg), (spoken, spoken_leg)]
+                for leg, fetched in legs:
+                    if fetched is not None:
+                        leg.update((mid, c) for mid, c in fetched.top(wider) if mid not in leg)
+                keyword = keyword_leg.top(wider)
                 fresh = {*cosines, *spoken, *(mid for mid, _ in keyword)} - candidates
                 candidates |= fresh
                 fields.update(engine.rank_rows(list(fresh), flt.user_id, now=at) if fresh else {})

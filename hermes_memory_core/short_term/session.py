@@ -10,6 +10,7 @@ of the same user (``began``) do the same for the turns still buffered. ``flush()
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import threading
@@ -23,7 +24,7 @@ from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.read_verdicts import shown_summary
-from hermes_memory_core.trust.redaction import Redactor
+from hermes_memory_core.trust.redaction import RedactionResult, Redactor
 from hermes_memory_core.types import MemoryHit, Message
 from hermes_memory_core.validation import check_json, check_session_id, check_text, check_user_id, typed_arguments
 
@@ -38,6 +39,44 @@ MessageLike = Message | Mapping[str, Any] | tuple[str, str]
 #: Sessions whose own model is remembered for background work (least recently opened ones fall back to the
 #: provider's model).
 _MAX_SESSION_LLMS = 1024
+#: Texts whose redaction a session write keeps (the messages of the last few writes).
+_REDACTED_TEXTS = 64
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class RedactingOnce(Redactor):
+    """The session writes' redactor: each text redacted once. A write reads the stored last message and the new ones
+    together, then redacts the new ones' contents and payloads; the redactor keeps the last
+    ``_REDACTED_TEXTS`` texts' results, and knows a text it gave back as already redacted (redaction is idempotent:
+    a placeholder holds nothing a detector finds), so the stored message and a new one's redacted form are not
+    redacted again. Same results as :class:`Redactor`; texts are kept by digest (the process keeps no text it was
+    asked to redact); thread-safe (a lost entry is only redacted again)."""
+
+    def __init__(self, kinds: tuple[str, ...] | list[str]) -> None:
+        super().__init__(kinds)
+        self._done: OrderedDict[tuple[bytes, frozenset[str] | None], RedactionResult] = OrderedDict()
+
+    def redact(self, text: str, only: frozenset[str] | None = None) -> RedactionResult:
+        key = (_digest(text), only)
+        done = self._done.get(key)
+        if done is not None:
+            return done
+        result = super().redact(text, only)
+        self._keep(key, result)
+        if result.changed:  # its redacted form is known redacted (idempotent)
+            self._keep((_digest(result.text), only), RedactionResult(result.text, {}))
+        return result
+
+    def _keep(self, key: tuple[bytes, frozenset[str] | None], result: RedactionResult) -> None:
+        self._done[key] = result
+        while len(self._done) > _REDACTED_TEXTS:
+            try:
+                self._done.popitem(last=False)
+            except KeyError:  # another thread trimmed it
+                break
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +199,7 @@ class Sessions:
         self.parts = parts
         self.store = parts.sessions
         #: Reads a turn's messages together (a number split across two): the engine's kinds, or None without PII.
-        self.redactor = Redactor(parts.config.redact_kinds) if parts.config.redact_pii else None
+        self.redactor = RedactingOnce(parts.config.redact_kinds) if parts.config.redact_pii else None
         self.events = events
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
@@ -243,7 +282,10 @@ class SessionMemory:
 
     def _redacted(self, message: Message, content: str | None = None) -> Message:
         """The message with PII redacted in its content and in every string of its adapter payload."""
-        redact = self._parts.redact_text
+        redactor = self._sessions.redactor
+
+        def redact(text: str) -> str:
+            return text if redactor is None else redactor.redact(text).text
 
         def walk(value: Any) -> Any:
             if isinstance(value, str):

@@ -153,18 +153,38 @@ def test_a_run_without_a_user_fails_loudly(mem: MemoryProvider) -> None:
 
 
 def test_hooks_write_each_message_once(mem: MemoryProvider) -> None:
-    from types import SimpleNamespace
-
     hermes = HermesMemoryMiddleware(memory=mem)
-    runtime = SimpleNamespace(context={"user_id": "erin"}, execution_info=SimpleNamespace(thread_id="t"))
-    state: dict[str, Any] = {"messages": [HumanMessage("I prefer tea", id="h1")]}
-    hermes.before_agent(state, runtime)  # type: ignore[arg-type]
-    hermes.before_agent(state, runtime)  # type: ignore[arg-type]  # a retried run
-    state["messages"].append(AIMessage("Noted", id="a1"))
-    hermes.after_agent(state, runtime)  # type: ignore[arg-type]
-    asyncio.run(hermes.aafter_agent(state, runtime))  # type: ignore[arg-type]
+    messages: list[Any] = [HumanMessage("I prefer tea", id="h1")]
+    hermes.store_new_messages("erin", "t", messages)
+    hermes.store_new_messages("erin", "t", messages)  # a retried run
+    messages.append(AIMessage("Noted", id="a1"))
+    hermes.store_new_messages("erin", "t", messages)  # a second model call of the run: no new user message
+    hermes.store_answer("erin", "t", messages)
+    hermes.store_answer("erin", "t", messages)
+    hermes.store_answer("erin", "t", [AIMessage("", tool_calls=[{"name": "x", "args": {}, "id": "c1"}], id="a2")])
     history = HermesChatMessageHistory(session_id="t", user_id="erin", memory=mem).messages
     assert [(m.type, m.content) for m in history] == [("human", "I prefer tea"), ("ai", "Noted")]
+
+
+def test_the_middleware_adds_no_node_to_the_graph(mem: MemoryProvider) -> None:
+    # hooks before and after the agent are graph nodes every run passes through; the work is done around the
+    # model call instead
+    bare = create_agent(ScriptedChatModel(), tools=[])
+    with_memory = create_agent(ScriptedChatModel(), tools=[], middleware=[HermesMemoryMiddleware(memory=mem)])
+    assert set(with_memory.get_graph().nodes) == set(bare.get_graph().nodes)
+
+
+def test_a_run_writes_its_turn_around_the_model_call(mem: MemoryProvider) -> None:
+    model = ScriptedChatModel()
+    model.say("Noted.", "Nice.")
+    agent = create_agent(model, middleware=[HermesMemoryMiddleware(memory=mem)], checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t9", "user_id": "fay"}}
+    agent.invoke({"messages": [HumanMessage("I live in Hangzhou", id="u1")]}, config)
+    asyncio.run(agent.ainvoke({"messages": [HumanMessage("I like tea", id="u2")]}, config))
+    history = HermesChatMessageHistory(session_id="t9", user_id="fay", memory=mem).messages
+    assert [(m.type, m.content) for m in history if m.type == "ai"] == [("ai", "Noted."), ("ai", "Nice.")]
+    assert [m.type for m in history] == ["human", "ai", "human", "ai"]
+    assert [m.content for m in history if m.type == "human"] == ["I live in Hangzhou", "I like tea"]
 
 
 def test_summarizer_for_langchains_summarization_middleware(mem: MemoryProvider) -> None:

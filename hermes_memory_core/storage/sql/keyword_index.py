@@ -14,7 +14,7 @@ from typing import Any
 from hermes_memory_core.storage.metadata import DEFAULT_CONTEXT_WEIGHT, KeywordFilter, KeywordStats
 from hermes_memory_core.storage.sql.parts import KeywordQuery
 from hermes_memory_core.storage.sql.rows import COLUMNS, SQLRows
-from hermes_memory_core.types import MemoryRecord
+from hermes_memory_core.types import MemoryRecord, MemoryType
 
 __all__ = ["SQLKeywordIndex"]
 
@@ -41,8 +41,11 @@ class SQLKeywordIndex:
         (the dialect's postings rank; see :class:`~hermes_memory_core.storage.sql.parts.KeywordPostings`)."""
         if not terms:
             return []
-        where, params = self._rows.filters(flt or KeywordFilter(user_id))
-        query = KeywordQuery(user_id, list(dict.fromkeys(terms)), limit, where, params, context_weight)
+        flt = flt or KeywordFilter(user_id)
+        where, params = self._rows.filters(flt)
+        tiers = tuple(flt.memory_types or ())
+        lasting = tiers if tiers and MemoryType.SHORT_TERM.value not in tiers else ()
+        query = KeywordQuery(user_id, list(dict.fromkeys(terms)), limit, where, params, context_weight, lasting)
         return self._rows.context.postings.search(self._rows.reader(), query)
 
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:

@@ -36,6 +36,9 @@ class KeywordQuery:
         where: SQL conditions on the ``memory_entries e`` alias (the filters), with ``params`` their values.
         params: Values of ``where``'s placeholders.
         context_weight: Weight of a memory's conversational context (0: its own tokens only).
+        lasting: The filter's tiers when it leaves out the short-term one (a chat user's conversation lines: most of
+            their store; the duplicate check of a lasting fact, say): the postings are restricted to those tiers'
+            memories before they are ranked, so the query costs what the few matches of those tiers cost; () else.
     """
 
     user_id: str
@@ -44,6 +47,7 @@ class KeywordQuery:
     where: str
     params: list[Any]
     context_weight: float
+    lasting: tuple[str, ...] = ()
 
 
 class SQLDatabase(Protocol):

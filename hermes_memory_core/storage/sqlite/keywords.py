@@ -98,7 +98,9 @@ class FTS5Postings:
 
         One statement does the usual case: FTS5 ranks its own top ``3 × limit`` documents (no join), and only those
         are mapped to memories and checked against the filters by primary key. If filtering leaves too few while
-        more matches exist, one joined query ranks the filtered set.
+        more matches exist, one joined query ranks the filtered set. A search of the lasting tiers alone
+        (``query.lasting``) is that joined query at once, FTS5's matches kept to those tiers' documents before any
+        is scored or joined (``+rowid``: checked against the set, not looked up one by one).
         """
         user_id, limit, where, params, context_weight = (
             query.user_id, query.limit, query.where, query.params, query.context_weight
@@ -107,6 +109,17 @@ class FTS5Postings:
         with_context = context_weight > 0
         weighty = self.term_weights.weighty(conn, fts, query.terms, with_context)
         match = _fts_query(user_key(user_id), weighty, with_context)
+        if query.lasting:  # the few memories of the lasting tiers: their matches alone are ranked (one statement)
+            tiers = ",".join("?" * len(query.lasting))
+            sql = (
+                f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0, ?), 9) AS score FROM {fts} "
+                f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
+                f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} "
+                f"AND +{fts}.rowid IN (SELECT k.doc FROM memory_entries m JOIN memory_keyword_docs k ON k.memory_id = m.id "
+                f"WHERE m.user_id = ? AND m.memory_type IN ({tiers}) AND m.is_active = 1) ORDER BY score DESC, e.id LIMIT ?"
+            )
+            params = [context_weight, match, user_id, *params, user_id, *query.lasting, limit]
+            return [(r[0], float(r[1])) for r in conn.execute(sql, params)]
         fetch = limit * 3
         # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in
         # the same order whatever the last bits of their floating-point sums
