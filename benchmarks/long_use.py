@@ -3,7 +3,7 @@
 Usage (the command line is a contract)::
 
     python -m benchmarks.long_use --data PATH/locomo10.json --conversations 5-9 \
-        --surfaces middleware,sessions,llamaindex [--keying] --json OUT.json
+        --surfaces middleware,sessions,llamaindex [--keying] [--first-person] --json OUT.json
 
 (``--data`` may be left out when ``$HERMES_LOCOMO_PATH`` names the file; tune on 0-4, report 5-9.)
 
@@ -35,15 +35,16 @@ import re
 import statistics
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from benchmarks._common import CachedEmbedder, add_data_arguments, log, print_table, require_locomo
 from benchmarks.chat_replay import REPLAYS, WEEK, _Clock, content_words, hermes_provider, release_hermes, turn_recalled
 from benchmarks.locomo import Conversation, load_conversations, parse_range
-from benchmarks.query_shapes import threshold_argument
+from benchmarks.query_shapes import first_person, threshold_argument
 
-__all__ = ["NEVER_SAID", "KeyingLLM", "evaluate", "main"]
+__all__ = ["NEVER_SAID", "KeyingLLM", "as_the_user_asks", "evaluate", "main"]
 
 SURFACES = ("middleware", "sessions", "llamaindex", "hermes")
 #: Questions about things no LoCoMo speaker says of themselves.
@@ -205,10 +206,25 @@ def _asked_stored(mem: Any, conv: Conversation, asked: set[str]) -> int:
     return count
 
 
+def as_the_user_asks(question: str, name: str) -> str:
+    """A LoCoMo question about speaker ``name`` as that speaker asks it of their assistant: in the first person
+    ("What did Caroline research?" → "What did I research?", "Gina's store" → "my store"). The grammar that follows
+    the name is left as it is ("When has I …" reads oddly; the words that matter are kept)."""
+    n = re.escape(name)
+    question = re.sub(rf"\b{n}'s\b", "the user's", question)
+    question = re.sub(rf"\b(did|does|is|was|has|would|will|can|could|should|might)\s+{n}\b", r"\1 the user", question,
+                      flags=re.IGNORECASE)
+    question = re.sub(rf"^{n}\b", "The user", question)
+    question = re.sub(rf"\b{n}\b", "the user", question)
+    return first_person(question)
+
+
 def evaluate(conversations: list[Conversation], surface: str, keying: bool = False,
-             cache_dir: str | None = ".bench_cache", config: dict[str, Any] | None = None) -> dict[str, Any]:
+             cache_dir: str | None = ".bench_cache", config: dict[str, Any] | None = None,
+             first: bool = False) -> dict[str, Any]:
     """Replay, ask a week later, ask in chat, ask again a week later (see the module docstring; ``config``: settings
-    of the store other than the defaults, e.g. ``recall_relevance_threshold``)."""
+    of the store other than the defaults, e.g. ``recall_relevance_threshold``; ``first``: the questions asked in the
+    first person, as the user asks them, :func:`as_the_user_asks`)."""
     from hermes_memory_core import MemoryConfig, MemoryProvider
     from hermes_memory_core.embedding import load_embedder
 
@@ -230,6 +246,8 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
                 user = conv.turns[0].speaker
                 speaker_of = {t.dia_id: t.speaker for t in conv.turns}
                 questions = [q for q in conv.questions if all(speaker_of[e] == user for e in q.evidence)]
+                if first:
+                    questions = [replace(q, question=as_the_user_asks(q.question, user)) for q in questions]
                 clock.now = conv.last_date + WEEK
                 mem.forget(now=clock.now)
                 for k, vals in _measure(mem, conv, questions, clock.now, details["before"]).items():
@@ -249,7 +267,7 @@ def evaluate(conversations: list[Conversation], surface: str, keying: bool = Fal
         return {"recall": statistics.fmean(d["recall"]), "precision": statistics.fmean(d["precision"] or [0.0]),
                 "median_tokens": statistics.median(d["tokens"]), "silent": statistics.fmean(d["silent"])}
 
-    return {"surface": surface, "keying": keying, "questions": len(before["recall"]), "before": summary(before),
+    return {"surface": surface, "keying": keying, "first_person": first, "questions": len(before["recall"]), "before": summary(before),
             "after": summary(after), "asked_stored": stored, "details": details}
 
 
@@ -262,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache ('' for none)")
     parser.add_argument("--relevance-threshold", type=threshold_argument, default=None,
                         help="recall_relevance_threshold: a probability, or 'off' (default: the configuration's)")
+    parser.add_argument("--first-person", action="store_true",
+                        help="ask the questions as the user asks them (\"What did I research?\"), not by name")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
     config = {} if args.relevance_threshold is None else {"recall_relevance_threshold": args.relevance_threshold[0]}
@@ -270,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in surfaces if s not in SURFACES]
     if unknown:
         parser.error(f"unknown surfaces {unknown}; choose from {', '.join(SURFACES)}")
-    results = [evaluate(convs, s, keying, args.cache_dir or None, config)
+    results = [evaluate(convs, s, keying, args.cache_dir or None, config, args.first_person)
                for s in surfaces for keying in ([False, True] if args.keying else [False])]
     print_table(
         ["surface", "model", "questions", "recall before", "recall after", "precision before", "precision after",
