@@ -333,21 +333,17 @@ class HermesAgentProvider:
         """Nothing to do: ``prefetch`` recalls on the next message itself, within milliseconds."""
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        """Note the user's message (what a permanent ``hermes_memory_remember`` must quote) and store it in the
-        session's buffer now, so it carries the time it was said, not the time the answer came; the turn's
-        ``sync_turn`` then stores the rest. A write that fails here is left to ``sync_turn``."""
-        if not isinstance(message, str):
-            return
-        self._turn_message = message
+        """Note the user's message (what a permanent ``hermes_memory_remember`` must quote) and store it now, at the
+        time it was said (``sync_turn`` stores the rest of the turn; a write that fails here is left to it)."""
         memory = self._memory
-        if memory is None or not self.writes or not message.strip():
+        self._turn_message = message if isinstance(message, str) else self._turn_message
+        if memory is None or not self.writes or not isinstance(message, str) or not message.strip():
             return
         with self._lock:
             try:
                 self._ledger.said_ahead(memory.session(self.user_id, self.session_id), "user", message)
             except HermesMemoryError as exc:
-                log.warning("the user's message was not stored at the start of its turn (%s); its turn's sync "
-                               "stores it", exc)
+                log.warning("the user's message was not stored as its turn started (%s); the sync stores it", exc)
 
     # ------------------------------------------------------------------ writes
     def sync_turn(

@@ -213,4 +213,6 @@ def test_many_requests_leave_no_connection_behind(mem: MemoryProvider) -> None:
         before = open_files()
         for _ in range(150):
             assert _get(url, {"X-Hermes-Token": console.token})[0] == 200
-        assert open_files() <= before + 2
+        # one per request would be 150 more; a few may be in flight (the access log's short-lived flush thread holds
+        # a connection while it writes, and under load it may still be writing)
+        assert open_files() <= before + 5

@@ -67,10 +67,12 @@ def test_bilingual_fact_set(real_embedder: Embedder) -> None:
     assert summary["same"]["top1"] >= 0.95 and summary["same"]["r5"] >= 0.975  # measured 0.950 / 0.975
     related = (summary["cross"]["recall_keeps_fact"] + summary["same"]["recall_keeps_fact"]) / 2
     # recall() still brings the right fact (measured 0.969 before the focus-word judgement, 0.944 with it: a weak
-    # cross-language match that shares no word with its question is now sometimes left out) ...
-    assert related >= 0.94
-    # ... and in exchange questions about the user never stored get silence more often (0.083 before, 0.292 now)
-    assert result["unrelated_recall_nothing"]["unstored"] >= 0.25
+    # cross-language match that shares no word with its question is now sometimes left out; 0.9375 with the offline
+    # relevance model, which silences one more cross-language fact) ...
+    assert related >= 0.93
+    # ... and in exchange questions about the user never stored get silence more often (0.083 before, 0.292 with the
+    # focus-word judgement, 0.333 with the relevance model)
+    assert result["unrelated_recall_nothing"]["unstored"] >= 0.30
     assert result["unrelated_recall_nothing"]["off_topic"] >= 0.9  # measured 1.000
 
 
