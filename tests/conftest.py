@@ -15,6 +15,7 @@ import pytest
 
 from hermes_memory_core import Caller, MemoryConfig, MemoryProvider
 from hermes_memory_core.embedding import Embedder, load_embedder
+from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from tests.fakes import Clock, HashingEmbedder
 
 #: The encryption key of test stores (32 bytes, base64), so bundles restore into other test directories.
@@ -45,6 +46,21 @@ def fresh_schema() -> str:
     name = f"t_{uuid.uuid4().hex[:16]}"
     _SCHEMAS.append(name)
     return name
+
+
+def open_sql_store(backend: str, tmp_path: Path) -> SQLMetadataStore:
+    """A bare SQL metadata store of ``backend`` (one of :data:`BACKENDS`), opened: SQLite in ``tmp_path`` for
+    "embedded", else PostgreSQL at ``POSTGRES_URL`` in a fresh schema."""
+    from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
+    from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
+
+    if backend == "embedded":
+        made: SQLMetadataStore = SQLiteMetadataStore(tmp_path / "m.sqlite")
+    else:
+        assert POSTGRES_URL
+        made = PostgresMetadataStore(POSTGRES_URL, fresh_schema(), pool_size=2)
+    made.open()
+    return made
 
 
 def make_config(path: Path, backend: str = "embedded", **overrides: object) -> MemoryConfig:

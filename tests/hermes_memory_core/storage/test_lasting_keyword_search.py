@@ -15,11 +15,10 @@ import pytest
 
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.storage.metadata import NewMemory
-from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 from hermes_memory_core.types import MemoryRecord, MemoryType
-from tests.conftest import BACKENDS, POSTGRES_URL, fresh_schema
+from tests.conftest import BACKENDS, open_sql_store
 
 LINES = 600
 
@@ -31,12 +30,7 @@ def _rec(i: int, tier: MemoryType, text: str) -> MemoryRecord:
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SQLMetadataStore]:
-    if request.param == "embedded":
-        made: SQLMetadataStore = SQLiteMetadataStore(tmp_path / "m.sqlite")
-    else:
-        assert POSTGRES_URL
-        made = PostgresMetadataStore(POSTGRES_URL, fresh_schema(), pool_size=2)
-    made.open()
+    made = open_sql_store(request.param, tmp_path)
     rows = [_rec(i, MemoryType.SHORT_TERM, f"coffee coffee talk number {i} about the coffee") for i in range(LINES)]
     rows += [_rec(LINES + i, MemoryType.LONG_TERM, f"The user drinks coffee {'black ' * i}every day")
              for i in range(5)]

@@ -14,25 +14,19 @@ from pathlib import Path
 import pytest
 
 from hermes_memory_core.storage.metadata import NewMemory
-from hermes_memory_core.storage.postgres.store import PostgresMetadataStore
 from hermes_memory_core.storage.sql.base import SQLMetadataStore
 from hermes_memory_core.storage.sqlite.store import SQLiteMetadataStore
 from hermes_memory_core.trust.at_rest import SealingCodec
 from hermes_memory_core.trust.encryption import ContentCipher, decode_key
 from hermes_memory_core.types import MemoryRecord, MemoryType
-from tests.conftest import BACKENDS, POSTGRES_URL, TEST_KEY, fresh_schema
+from tests.conftest import BACKENDS, TEST_KEY, open_sql_store
 
 ROWS = 3_000
 
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SQLMetadataStore]:
-    if request.param == "embedded":
-        made: SQLMetadataStore = SQLiteMetadataStore(tmp_path / "m.sqlite")
-    else:
-        assert POSTGRES_URL
-        made = PostgresMetadataStore(POSTGRES_URL, fresh_schema(), pool_size=2)
-    made.open()
+    made = open_sql_store(request.param, tmp_path)
     made.codec = SealingCodec(ContentCipher(decode_key(TEST_KEY)), ("permanent",))
     made.records.insert([NewMemory(_rec(i), True) for i in range(ROWS)], note="test")
     yield made
