@@ -71,6 +71,6 @@ class ClassifierHealth:
         why = max(tally.reasons, key=tally.reasons.__getitem__) if tally.reasons else "unknown"
         return (
             f"{tally.unusable} of {tally.total} classifier answers of the model in {where} were unusable (most often: "
-            f"{why}), so that content stayed short-term and none of it reached long-term memory; use a model that "
-            "answers the classification prompt with JSON, or none (the rule classifier)"
+            f"{why}), so the rule classifier decided that content instead of the model; use a model that answers "
+            "the classification prompt with JSON (or none: the rules alone)"
         )

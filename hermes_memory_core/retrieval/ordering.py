@@ -51,15 +51,16 @@ def about_user_alone(query: str) -> bool:
 
 #: A question about the conversation itself: what the user (or both) said, told, talked about, mentioned.
 _ABOUT_TALK = re.compile(
-    r"\b(?:i|we|you)\s+(?:\w+\s+)?(?:say|said|tell|told|talk|talked|discuss|discussed|mention|mentioned|chat|chatted)\b"
+    r"\b(?:i|we|you)\s+(?:\w+\s+)?(?:say|said|tell|told|asked|talk|talked|discuss|discussed|mention|mentioned|chat"
+    r"|chatted)\b|\b(?:did|have)\s+(?:i|we)\s+(?:ever\s+)?ask\b"
     r"|\b(?:talk|talked|discuss|discussed|chat|chatted|conversation)\b.{0,30}?\b(?:last time|before|earlier|yesterday|"
-    r"last week)\b|(?:我|我们|咱们|你)(?:上次|之前|刚才|以前|昨天|那天|都)*(?:说|聊|谈|讲|提)(?:过|了|到)",
+    r"last week)\b|(?:我|我们|咱们|你)(?:上次|之前|刚才|以前|昨天|那天|都)*(?:说|聊|谈|讲|提|问)(?:过|了|到)",
     re.IGNORECASE)
 
 
 def asks_about_talk(query: str) -> bool:
-    """Whether a question asks what was said ("What did I say about the weather?", "What did we talk about last
-    time?", "我们上次聊了什么？"): the lines of the conversation are its answer, however weakly the dense floor rates
+    """Whether a question asks what was said or asked ("What did I say about the weather?", "What did I ask you about
+    the trip?", "What did we talk about last time?", "我们上次聊了什么？"): the lines of the conversation are its answer, however weakly the dense floor rates
     them against ordinary sentences, so recall keeps them."""
     return bool(_ABOUT_TALK.search(query))
 

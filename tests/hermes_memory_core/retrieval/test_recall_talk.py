@@ -32,6 +32,7 @@ def test_what_was_said_is_recalled_for_a_question_about_the_talk(clocked_real_st
 @pytest.mark.parametrize(("question", "about_talk"), [
     ("What did I say about the weather?", True), ("What did we talk about last time?", True),
     ("Did I mention my sister?", True), ("我们上次聊了什么？", True), ("我之前说过天气怎么样？", True),
+    ("What did I ask you about the trip?", True), ("我之前问过你什么？", True), ("Can I ask you something?", False),
     ("What did you suggest?", False), ("Which city do I live in?", False), ("今天早上天气怎么样？", False),
     ("What is the user's shoe size?", False), ("我住在哪里？", False)])
 def test_questions_about_the_talk_are_told_apart(question: str, about_talk: bool) -> None:
