@@ -352,6 +352,7 @@ _BOUNDARY = re.compile(
     r"|\s+(?:and|but|also|plus)\s+|(?:并且|而且|另外|同时)",
     re.IGNORECASE,
 )
+_SUBJECT_ALONE = re.compile(r"\s*(?:my|our)(?:\s+[\w'-]+){1,2}\s*$", re.IGNORECASE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -392,7 +393,8 @@ def split_facts(content: str) -> list[str]:
     seps = [""] + [content[a:b] for a, b in cuts]  # the separator before each piece
     groups: list[tuple[str, str | None]] = []
     for piece, sep in zip(pieces, seps, strict=True):
-        key = _fact_key(_with_subject(piece)) if piece.strip() else None
+        # a subject alone ("My wife" of "My wife and I live in Rome") states nothing: it joins the clause it starts
+        key = _fact_key(_with_subject(piece)) if piece.strip() and not _SUBJECT_ALONE.match(piece) else None
         if groups and (key is None or groups[-1][1] is None or groups[-1][1] == key):
             text, current = groups[-1]
             groups[-1] = (text + sep + piece, current or key)
@@ -406,6 +408,12 @@ def split_facts(content: str) -> list[str]:
     return [t for t in out if t]
 
 
+#: A statement about the moment it was said in ("today", "right now", "今天"): a passing state, not a lasting fact
+#: (unless it reports a change: "I moved to Berlin today").
+_PASSING = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|right now|at the moment)\b"
+                      r"|今天|今晚|今早|此刻|这会儿")
+
+
 class RuleClassifier:
     """Deterministic fallback classifier and normaliser for first-person statements (no LLM)."""
 
@@ -413,6 +421,8 @@ class RuleClassifier:
         text = content.lower()
         if not _FIRST_PERSON.search(text):
             return Classification(MemoryType.SHORT_TERM, "rules: not a first-person statement about the user")
+        if _PASSING.search(text) and not is_change(text):  # "My cat is sick today": about the cat, not a fact of it
+            return Classification(MemoryType.SHORT_TERM, "rules: a passing remark about today, not a lasting fact")
         for pattern, key in _PERMANENT_RULES:
             if pattern.search(text):
                 return Classification(MemoryType.PERMANENT, f"rules: a lasting fact about the user ({key})",

@@ -188,6 +188,25 @@ def test_split_multi_fact_statements() -> None:
     assert split_facts("我住在成都，是一名护士。") == ["我住在成都", "我是一名护士。"]
     assert split_facts("I love rock and roll") == ["I love rock and roll"]
     assert split_facts("I like tea but hate coffee") == ["I like tea but hate coffee"]
+    # a subject alone is no statement: "My wife" joins the clause it starts
+    assert split_facts("My wife and I live in Rome.") == ["My wife and I live in Rome."]
+    assert split_facts("My dog is named Rex and my birthday is March 3rd.") == [
+        "My dog is named Rex", "my birthday is March 3rd."]
+
+
+def test_a_passing_remark_about_a_fact_is_no_new_version_of_it(store: MemoryProvider) -> None:
+    """"My cat Mochi is sick today" is about the cat, not a new value of the fact that the user has one: neither said
+    in chat nor asked to be remembered does it replace "The user has a cat named Mochi." (a change said today
+    still is one)."""
+    cat = store.remember("I have a cat named Mochi.", user_id="u")
+    assert store.remember("My cat Mochi is sick today, I'm worried about him.", user_id="u").action == "added"
+    chat = store.session("u", "s")
+    chat.add_messages([("user", "我的猫今天生病了。"), ("assistant", "Oh no.")])
+    chat.close()
+    store.flush()
+    assert [v.content for v in store.history(cat.id, user_id="u")] == ["The user has a cat named Mochi."]
+    home = store.remember("I live in Lyon", user_id="u")
+    assert store.remember("I moved to Berlin today.", user_id="u").id == home.id
 
 
 def test_a_move_said_later_in_chat_keeps_the_job_said_with_the_old_home(store: MemoryProvider) -> None:
