@@ -40,8 +40,10 @@ class Reads:
             else AccessAction.PERMANENT_DENIED
         self._parts.metadata.access.log(rec.id, rec.user_id, action, self._parts.now(), who.name)
         if not allowed:
+            # the owner is never named: a caller that may not read the memory learns nothing of whose it is (a caller
+            # bound to a user is told which user it is bound to)
             raise PermissionDeniedError(who.refusal(f"{'change' if write else 'read'} permanent memory {rec.id}",
-                                                    rec.user_id))
+                                                    rec.user_id if who.user_id is not None else None))
 
     def owned(
         self, memory_id: Any, user_id: str | None, who: Caller, write: bool = False, include_inactive: bool = False

@@ -58,7 +58,7 @@ class Caller:
 
     def may(self, user_id: str, write: bool) -> bool:
         """Whether this caller may read (or with ``write`` change) a permanent memory of ``user_id``."""
-        if self.user_id is not None and self.user_id != user_id:
+        if self.user_id is not None and user_id is not None and self.user_id != user_id:
             return False
         return self.write_permanent if write else self.read_permanent
 
