@@ -213,9 +213,10 @@ class Writes:
             self._parts.hot.invalidate(memory_id)
             self._parts.vectors.set_payload([memory_id], {"memory_type": MemoryType.SHORT_TERM.value})
 
-    def note_repeat(self, memory_id: str, detail: str = "") -> None:
-        """Count one repetition of an active memory (a statement remembered again) now; its cached copy goes."""
-        self._parts.metadata.records.note_repeat(memory_id, self._parts.now(), detail)
+    def note_repeat(self, memory_id: str, detail: str = "", at: float | None = None) -> None:
+        """Count one repetition of an active memory (a statement remembered again) at ``at`` — when it was said; None:
+        now (its time never moves back) — and its cached copy goes."""
+        self._parts.metadata.records.note_repeat(memory_id, int(at) if at else self._parts.now(), detail)
         self._parts.hot.invalidate(memory_id)
 
     def set_xlang_terms(self, memory_id: str, version: int, terms: str) -> bool:

@@ -154,7 +154,7 @@ def archive_turns(engine: ConversationStore, user_id: str, session_id: str, turn
                 remark = _remark(role, piece)
                 held = engine.lookups.find_by_metadata(user_id, "remark", remark, [MemoryType.SHORT_TERM])
                 if held is not None:
-                    engine.writes.note_repeat(held, "conversation")
+                    engine.writes.note_repeat(held, "conversation", at=message.created_at)  # when said again
                     if settled is not None:
                         settled.add(mid)  # counted once: its id stays absent, so nothing else would say so
                     continue

@@ -415,7 +415,7 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
     duplicate = find_duplicate(engine.lookups, item.user_id, item.content, _dedupe_tiers(tier, caller), item.session_id)
     if duplicate is not None:
         engine.reads.require(duplicate, caller, write=False)
-        engine.writes.note_repeat(duplicate.id)
+        engine.writes.note_repeat(duplicate.id, at=item.created_at)  # said again then, not when promoted
         return replace(p.result, id=duplicate.id, memory_type=duplicate.memory_type, action=RememberAction.DUPLICATE,
                        content=duplicate.content, reason=f"already remembered ({p.result.reason})")
     if tier is MemoryType.SHORT_TERM:

@@ -247,3 +247,19 @@ async def test_async_remember_versions(store: MemoryProvider) -> None:
     first = await store.aremember("I usually drink green tea", user_id="u")
     second = await store.aremember("I no longer drink green tea", user_id="u")
     assert second.action == "versioned" and second.id == first.id
+
+
+def test_a_fact_said_again_keeps_the_time_it_was_said(tmp_path: Path, embedder: Embedder) -> None:
+    """A statement said twice in a session is one fact; the repeat counts at the time it was said, not at the time
+    the session ended a week later (the block dates a fact by it)."""
+    now = [1_700_000_000.0]
+    with MemoryProvider(make_config(tmp_path / "s"), embedder=embedder, caller=ADMIN, clock=lambda: now[0]) as mem:
+        chat = mem.session("u", "a")
+        chat.add_messages([("user", "My cat is called Miso."), ("assistant", "Nice.")])
+        now[0] += 60
+        chat.add_messages([("user", "My cat is called Miso."), ("assistant", "OK.")])
+        now[0] += 7 * 86_400
+        chat.close()
+        mem.flush()
+        (fact,) = mem.list_memories(user_id="u", memory_types=["permanent"])
+        assert fact.created_at == 1_700_000_000 and fact.updated_at == 1_700_000_060
