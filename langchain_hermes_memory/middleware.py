@@ -227,6 +227,14 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         text and no tool calls); idempotent per message id."""
         self._store(user_id, thread_id, self._final_answer(messages))
 
+    async def astore_new_messages(self, user_id: str, thread_id: str | None, messages: Sequence[AnyMessage]) -> None:
+        """Async twin of :meth:`store_new_messages` (runs it in a worker thread)."""
+        await asyncio.to_thread(self.store_new_messages, user_id, thread_id, messages)
+
+    async def astore_answer(self, user_id: str, thread_id: str | None, messages: Sequence[BaseMessage]) -> None:
+        """Async twin of :meth:`store_answer` (runs it in a worker thread)."""
+        await asyncio.to_thread(self.store_answer, user_id, thread_id, messages)
+
     def _store(self, user_id: str, thread_id: str | None, messages: list[BaseMessage]) -> None:
         if thread_id is not None and messages:
             session = self._session(user_id, thread_id)
@@ -262,7 +270,7 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
 
         block = await asyncio.to_thread(before)
         response = await handler(self._request_with(request, block))
-        await asyncio.to_thread(self.store_answer, user_id, thread_id, response.result)
+        await self.astore_answer(user_id, thread_id, response.result)
         return response
 
     # ------------------------------------------------------------------ for SummarizationMiddleware

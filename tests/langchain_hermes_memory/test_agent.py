@@ -166,6 +166,18 @@ def test_hooks_write_each_message_once(mem: MemoryProvider) -> None:
     assert [(m.type, m.content) for m in history] == [("human", "I prefer tea"), ("ai", "Noted")]
 
 
+async def test_the_async_hooks_write_each_message_once(mem: MemoryProvider) -> None:
+    hermes = HermesMemoryMiddleware(memory=mem)
+    messages: list[Any] = [HumanMessage("I prefer coffee", id="h1")]
+    await hermes.astore_new_messages("erin", "t2", messages)
+    await hermes.astore_new_messages("erin", "t2", messages)  # a retried run
+    messages.append(AIMessage("Noted", id="a1"))
+    await hermes.astore_answer("erin", "t2", messages)
+    await hermes.astore_answer("erin", "t2", messages)
+    history = HermesChatMessageHistory(session_id="t2", user_id="erin", memory=mem).messages
+    assert [(m.type, m.content) for m in history] == [("human", "I prefer coffee"), ("ai", "Noted")]
+
+
 def test_the_middleware_adds_no_node_to_the_graph(mem: MemoryProvider) -> None:
     # hooks before and after the agent are graph nodes every run passes through; the work is done around the
     # model call instead
