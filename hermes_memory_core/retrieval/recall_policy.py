@@ -227,13 +227,19 @@ def covers_focus(hit: MemoryHit, focus: frozenset[str]) -> bool:
     if not focus:
         return False
     words = set(document_terms(hit.content))
-    return any(w in words or (not w.isascii() and any(ch in hit.content for ch in _topical(w))) for w in focus)
+    return any(_shares(w, words, hit.content) for w in focus)
 
 
 def focus_covered(hit: MemoryHit, focus: frozenset[str]) -> int:
     """How many of the question's focus words a recalled line shares (as :func:`covers_focus` reads sharing)."""
     words = set(document_terms(hit.content))
-    return sum(1 for w in focus if w in words or (not w.isascii() and any(ch in hit.content for ch in _topical(w))))
+    return sum(1 for w in focus if _shares(w, words, hit.content))
+
+
+def _shares(word: str, words: set[str], content: str) -> bool:
+    """Whether a line (its ``words`` and ``content``) shares the focus ``word``: as a word, or for a Chinese one by a
+    topical character."""
+    return word in words or (not word.isascii() and any(ch in content for ch in _topical(word)))
 
 
 def _topical(word: str) -> str:

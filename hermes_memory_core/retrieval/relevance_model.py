@@ -147,7 +147,7 @@ class RelevanceModel:
         held-out recall (see docs/benchmarks.md, "Memory over use")."""
         if sum(h.confidence is not None for h in hits) < 2:  # nothing to weigh a line against: it stays
             return list(hits)
-        if not hits or float(np.max(self.probabilities(question, hits))) < threshold:
+        if float(np.max(self.probabilities(question, hits))) < threshold:  # (two lines at least, from here)
             return []
         return list(hits)
 
