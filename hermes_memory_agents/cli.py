@@ -22,12 +22,12 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = ["LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "check_served_user", "cmd_hermes_agent", "cmd_mcp", "common_parent",
-           "main", "near_user_ids", "provider_active", "register"]
+           "main", "provider_active", "register"]
 
 DEFAULT_HTTP_PORT = 8765
 #: The shared options each command takes (see the module docstring).
@@ -65,7 +65,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         token_path,
     )
     from hermes_memory_agents.tools import MemoryTools, ToolScope
-    from hermes_memory_core import Caller, MemoryProvider
+    from hermes_memory_core import Caller, MemoryProvider, cli_user_hint
 
     missing = mcp_missing()
     if missing:
@@ -77,7 +77,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with MemoryProvider(_config(args), caller=caller) as mem:
         # the store checks the id as every call will (length, characters): refused now, not at the first tool call
         mem.list_memories(user_id=args.user, memory_types=["short_term"], limit=1)
-        hint = near_user_ids(mem.stats().by_user, args.user)
+        hint = cli_user_hint(mem, args.user, new=True)  # a close id the store holds: said; a new user is legitimate
         if hint:
             print(f"hermes-memory: WARNING {hint}", file=sys.stderr, flush=True)
         tools = MemoryTools(mem, ToolScope(user_id=args.user, caller=caller, session_id=session_id))
@@ -105,21 +105,6 @@ def check_served_user(user_id: str) -> None:
         raise InvalidInputError("--user is empty: name the user whose memory the server serves (e.g. --user alice)")
     if is_reserved_user_id(user_id):
         raise InvalidInputError(f"--user {user_id[:40]!r} is reserved for the LangGraph store's own data")
-
-
-def near_user_ids(known: Mapping[str, int], user_id: str) -> str | None:
-    """A warning for serving ``user_id`` when the store holds no memory of it but holds ids that differ from it only
-    by case or spaces (``Alice`` for ``alice``: user ids are exact, so the server would find none of theirs); None
-    when ``user_id`` has memories or nothing is close (a new user is legitimate)."""
-    if user_id in known:
-        return None
-    key = " ".join(user_id.split()).casefold()
-    near = sorted(u for u in known if " ".join(u.split()).casefold() == key)
-    if not near:
-        return None
-    names = " or ".join(f"{u!r} ({known[u]} memor{'y' if known[u] == 1 else 'ies'})" for u in near)
-    return (f"no memories of user {user_id!r} in this store; did you mean {names}? User ids are exact (case and "
-            f"spaces count): serving {user_id!r} as a new user")
 
 
 # ---------------------------------------------------------------------- hermes-agent

@@ -52,19 +52,22 @@ from hermes_memory_core.validation import is_reserved_user_id, reserved_user_ids
 from hermes_memory_core.version import __version__
 
 if TYPE_CHECKING:  # served lazily below
+    from hermes_memory_core.cli.common import user_hint as cli_user_hint
     from hermes_memory_core.cli.options import cli_config, cli_parent
 
 #: Public names served on first use (:func:`__getattr__`): the command-line helpers load argparse, which a library
 #: user importing the package never needs.
-_LAZY = {"cli_config": "hermes_memory_core.cli.options", "cli_parent": "hermes_memory_core.cli.options"}
+_LAZY = {"cli_config": ("hermes_memory_core.cli.options", "cli_config"),
+         "cli_parent": ("hermes_memory_core.cli.options", "cli_parent"),
+         "cli_user_hint": ("hermes_memory_core.cli.common", "user_hint")}
 
 
 def __getattr__(name: str) -> Any:
-    """The command-line helpers (``cli_config``, ``cli_parent``), imported when first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
+    """The command-line helpers (``cli_config``, ``cli_parent``, ``cli_user_hint``), imported when first asked for."""
+    where = _LAZY.get(name)
+    if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(where[0]), where[1])
     globals()[name] = value
     return value
 
@@ -110,6 +113,7 @@ __all__ = [
     "reserved_user_ids",
     "cli_config",
     "cli_parent",
+    "cli_user_hint",
     "memory_line",
     "memory_lines",
     "needs_permanent",

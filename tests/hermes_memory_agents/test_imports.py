@@ -26,7 +26,7 @@ def test_all_is_pinned() -> None:
                                        "bad_message_summary", "build_server", "mcp_missing", "quiet_bad_messages",
                                        "serve_stdio", "serve_streamable_http", "TOKEN_FILE", "load_or_create_token", "token_path"}
     assert set(cli.__all__) == {"LOGGERS", "MCP_OPTIONS", "STATUS_OPTIONS", "check_served_user", "cmd_hermes_agent",
-                                "cmd_mcp", "common_parent", "main", "near_user_ids", "provider_active", "register"}
+                                "cmd_mcp", "common_parent", "main", "provider_active", "register"}
     assert set(cores.__all__) == {"acquire", "open_count", "release"}
     assert set(hermes_hooks.__all__) == {"CHECKPOINT_API_VERSION", "LABEL", "CheckpointLedger",
                                          "PreCompressCheckpointError", "RecallStatus", "config_schema", "conversation",

@@ -9,7 +9,7 @@ EXPECTED = {
     "StorageFullError", "StoreBusyError", "StoreClosedError", "StoreLockedError", "StoreStats", "UnknownMemoryTypeError", "__version__", "needs_permanent",
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
     "WriteVerdict", "check_memory_write", "others_words", "is_reserved_user_id", "reserved_user_ids", "CONVERSATION_KIND", "MEMORY_BLOCK_START", "MEMORY_BLOCK_END",
-    "memory_line", "memory_lines", "render_memory_block", "prompt_safe", "prompt_safe_hits", "prompt_safe_summary", "shown_hit", "WITHHELD_NOTE", "cli_parent", "cli_config", "ReadOnlyStoreError", "InjectionRejectedError",
+    "memory_line", "memory_lines", "render_memory_block", "prompt_safe", "prompt_safe_hits", "prompt_safe_summary", "shown_hit", "WITHHELD_NOTE", "cli_parent", "cli_config", "cli_user_hint", "ReadOnlyStoreError", "InjectionRejectedError",
     "TurnContext", "turn_context", "aturn_context",
 }
 

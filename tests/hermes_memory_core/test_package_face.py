@@ -25,6 +25,9 @@ def test_the_command_line_helpers_are_still_public_names() -> None:
 
     assert hermes_memory_core.cli_parent is cli_parent
     assert hermes_memory_core.cli_config is cli_config
+    from hermes_memory_core.cli.common import user_hint
+
+    assert hermes_memory_core.cli_user_hint is user_hint
 
 
 def test_message_lives_in_the_value_types_and_the_store_hands_out_the_same_class() -> None:
