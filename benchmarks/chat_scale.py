@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
 import statistics
@@ -364,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default="langgraph,llamaindex,numpy", help="peers to run beside ('' for none)")
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache of --embedder model")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--keep", help="fill the store in this (new) folder and keep it, for profiles and reruns")
     args = parser.parse_args(argv)
     sizes = sorted(parse_size(s) for s in args.sizes.split(","))
     sessions, questions = chat_lines(require_locomo(args.data))
@@ -380,8 +382,9 @@ def main(argv: list[str] | None = None) -> int:
         inner = CachedEmbedder(load_embedder("multilingual-e5-small"), args.cache_dir or None)
     embedder = Memoized(inner)
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="hermes-chat-scale-") as tmp:
-        root = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        root = Path(args.keep) if args.keep else Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="hermes-chat-scale-")))
         wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
         peers: list[Any] = []
         if "langgraph" in wanted:
