@@ -22,6 +22,10 @@ before the marker is gone leaves the small file in charge (the half-built shard 
 after it the shard (the stale small file is removed). A store written before small stores existed has a shard
 and keeps it.
 
+**Format.** A new shard keeps 16-bit float vectors (sidecar ``"datatype": "float16"``); one whose sidecar names none
+holds 32-bit ones, loads and searches as it did, and its rewrites keep them; a shard grown from a small file takes
+that file's format (the engine keeps a shard's datatype in its own config).
+
 **Read-only.** The engine cannot load a shard without writing to it (it opens its payload pages read-write: on
 read-only media the load fails with ``Read-only file system``). A read-only store (``read_only=True``, or a folder
 that cannot be written) is therefore searched from a private copy: the shard's folder is copied, holes kept
@@ -54,7 +58,7 @@ from hermes_memory_core.errors import (
     StoreLockedError,
 )
 from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error, sparse_copy
-from hermes_memory_core.storage.small_vectors import SMALL_STORE_MAX_POINTS, SmallVectorStore
+from hermes_memory_core.storage.small_vectors import NEW_VECTOR_DTYPE, SMALL_STORE_MAX_POINTS, SmallVectorStore
 from hermes_memory_core.storage.vectors import (
     PAYLOAD_INDEXES,
     VectorFilter,
@@ -98,6 +102,8 @@ class EdgeVectorStore:
         self._small: SmallVectorStore | None = None  # a small store's vectors (no shard yet)
         self.small_path = self.path.with_name(self.path.name + ".sqlite")
         self.small_max = small_max
+        #: How its vectors are kept, known once open (module docstring, "Format").
+        self.dtype = NEW_VECTOR_DTYPE
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- lifecycle
@@ -106,7 +112,9 @@ class EdgeVectorStore:
         import qdrant_edge as qe
 
         path.mkdir(parents=True, exist_ok=True)
-        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=self.dim, distance=qe.Distance.Cosine))
+        datatype = qe.VectorStorageDatatype.Float16 if self.dtype == "float16" else qe.VectorStorageDatatype.Float32
+        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=self.dim, distance=qe.Distance.Cosine,
+                                                        datatype=datatype))
         shard = qe.EdgeShard.create(str(path), cfg)
         for field_name, kind in PAYLOAD_INDEXES.items():
             schema: Any
@@ -119,7 +127,8 @@ class EdgeVectorStore:
             shard.update(qe.UpdateOperation.create_field_index(field_name, schema))
         shard.flush()
         tmp = path / (_SIDECAR + ".tmp")
-        tmp.write_text(json.dumps({"dim": self.dim, "distance": "cosine", "name": self.name}), "utf-8")
+        tmp.write_text(json.dumps({"dim": self.dim, "distance": "cosine", "name": self.name, "datatype": self.dtype}),
+                       "utf-8")
         tmp.replace(path / _SIDECAR)
         return shard
 
@@ -176,6 +185,7 @@ class EdgeVectorStore:
             self._remove_small_files()  # a move into the shard finished: the small file is stale
             self.check_space(loading=True)  # before the engine maps a file: a full disk would be a bus error
             stored = json.loads(sidecar.read_text(encoding="utf-8"))
+            self.dtype = str(stored.get("datatype", "float32"))
             if int(stored["dim"]) != self.dim:
                 raise DimensionMismatchError(
                     f"vector collection {self.name!r} at {self.path} holds {stored['dim']}-dimensional "
@@ -200,6 +210,7 @@ class EdgeVectorStore:
         small = SmallVectorStore(self.small_path, self.dim, read_only=self.read_only)
         small.open()
         self._small = small
+        self.dtype = small.dtype  # the shard it may grow into keeps its format
 
     def _remove_small_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -493,6 +504,7 @@ class EdgeVectorStore:
         fresh = self.path.with_name(self.path.name + _REWRITE)
         shutil.rmtree(fresh, ignore_errors=True)
         other = EdgeVectorStore(fresh, self.dim, self.name)
+        other.dtype = self.dtype
         other._shard = other._create(fresh)  # a shard, however few its points (open() would start a small store)
         try:
             for batch in self.iter_points(batch_size=1000, with_vectors=True):
@@ -507,11 +519,9 @@ class EdgeVectorStore:
             self.open()
 
 
-_REWRITE = ".rewrite"
+_REWRITE, _OLD, _COMPLETE = ".rewrite", ".old", "REWRITE_COMPLETE"
 #: Beside a shard being built from a small store's file (removed once every point is in it).
 _GROWING = ".growing"
-_OLD = ".old"
-_COMPLETE = "REWRITE_COMPLETE"
 
 
 def _finish_rewrite(path: Path) -> None:
@@ -535,15 +545,9 @@ def _edge_filter(qe: Any, flt: VectorFilter) -> Any:
     if flt.tags:
         must.append(qe.FieldCondition(key="tags", match=qe.MatchAny(list(flt.tags))))
     if flt.created_from is not None or flt.created_to is not None:
-        must.append(
-            qe.FieldCondition(
-                key="created_at",
-                range=qe.RangeFloat(
-                    gte=None if flt.created_from is None else float(flt.created_from),
-                    lte=None if flt.created_to is None else float(flt.created_to),
-                ),
-            )
-        )
+        gte = None if flt.created_from is None else float(flt.created_from)
+        lte = None if flt.created_to is None else float(flt.created_to)
+        must.append(qe.FieldCondition(key="created_at", range=qe.RangeFloat(gte=gte, lte=lte)))
     return qe.Filter(must=must)
 
 

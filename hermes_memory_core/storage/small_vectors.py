@@ -17,6 +17,11 @@ Contract (that of :class:`~hermes_memory_core.storage.vectors.VectorStore`):
   so no bus error can happen);
 * read-only: the file (and a log a killed writer left) is copied into a private temporary folder and read there;
   writes raise :class:`~hermes_memory_core.errors.ReadOnlyStoreError`.
+
+**Format.** A new file stores each vector as 16-bit floats (``meta`` row ``vector_dtype = float16``: 768 bytes at
+384 dimensions instead of 1,536); search reads them widened to 32 bits, so a vector's stored value is the same before
+and after a reopen. A file written before that row existed has none and keeps its 32-bit vectors (read and written as
+such) for good: the format is the file's, never guessed from a setting.
 """
 
 from __future__ import annotations
@@ -33,16 +38,26 @@ from typing import Any, TypeVar
 import numpy as np
 
 from hermes_memory_core.busy import BUSY_WAIT_S, retry_while_busy
-from hermes_memory_core.errors import DimensionMismatchError, StorageFullError, StoreBusyError, StoreClosedError
+from hermes_memory_core.errors import (
+    ConsistencyError,
+    DimensionMismatchError,
+    StorageFullError,
+    StoreBusyError,
+    StoreClosedError,
+)
 from hermes_memory_core.storage.read_only import PrivateCopy, read_only_error
 from hermes_memory_core.storage.sqlite.database import truncate_wal_once
 from hermes_memory_core.storage.vectors import VectorFilter, VectorPoint
 
-__all__ = ["SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
+__all__ = ["NEW_VECTOR_DTYPE", "SMALL_STORE_MAX_POINTS", "SmallVectorStore"]
 
 #: Points a store keeps in its small vector file; the next write that would pass it moves them into the engine.
 #: Measured by ``benchmarks/store_size.py``: at 10,000 points an exact search here is ~2 ms, the file 21 MiB.
 SMALL_STORE_MAX_POINTS = 10_000
+#: How a new vector file (and a new engine shard) stores vectors. LoCoMo R@10 with the default model is the same
+#: as with 32-bit floats (docs/benchmarks.md, "Chat at scale"); half the bytes.
+NEW_VECTOR_DTYPE = "float16"
+_DTYPES = {"float16": np.float16, "float32": np.float32}
 _T = TypeVar("_T")
 
 _SCHEMA = """
@@ -72,6 +87,8 @@ class SmallVectorStore:
         self.dim = dim
         self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
+        #: How this file stores vectors (module docstring, "Format"); known once open.
+        self.dtype = NEW_VECTOR_DTYPE
         self._copy = PrivateCopy()  # read-only: the file is read from a private copy
         self._lock = threading.RLock()
         self._ids: list[str] = []
@@ -103,17 +120,24 @@ class SmallVectorStore:
                 conn.execute(f"PRAGMA {pragma}")
             conn.executescript(_SCHEMA)
             stored = conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
-            if stored is None:
-                conn.execute("INSERT INTO meta (key, value) VALUES ('dim', ?)", (str(self.dim),))
+            if stored is None:  # a new file: this version's format
+                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
+                                 [("dim", str(self.dim)), ("vector_dtype", NEW_VECTOR_DTYPE)])
             elif int(stored[0]) != self.dim:
                 conn.close()
                 raise DimensionMismatchError(
                     f"the vectors at {self.path} are {stored[0]}-dimensional but the configuration says "
                     f"vector_dim={self.dim}; use a matching embedding model or a new data_dir")
+            dtype = conn.execute("SELECT value FROM meta WHERE key = 'vector_dtype'").fetchone()
+            self.dtype = str(dtype[0]) if dtype is not None else "float32"  # (no row: a file from before the flag)
+            if self.dtype not in _DTYPES:
+                conn.close()
+                raise ConsistencyError(f"the vectors at {self.path} are stored as {self.dtype!r}, a format this "
+                                       "version cannot read; upgrade hermes-memory")
             rows = conn.execute("SELECT id, vector, payload FROM points ORDER BY rowid").fetchall()
-        except (sqlite3.OperationalError, OSError, DimensionMismatchError) as exc:
+        except (sqlite3.OperationalError, OSError, DimensionMismatchError, ConsistencyError) as exc:
             self._copy.discard()
-            if isinstance(exc, DimensionMismatchError):
+            if isinstance(exc, DimensionMismatchError | ConsistencyError):
                 raise
             full = _full(exc, self.path)
             if full is not None:
@@ -128,7 +152,7 @@ class SmallVectorStore:
         self._created = np.zeros(self._matrix.shape[0], dtype=np.float64)
         self._types = np.zeros(self._matrix.shape[0], dtype=np.int16)
         for i, (pid, blob, raw) in enumerate(rows):
-            self._matrix[i] = np.frombuffer(blob, dtype=np.float32)
+            self._matrix[i] = np.frombuffer(blob, dtype=_DTYPES[self.dtype])
             self._add_row(i, pid, json.loads(raw))
 
     def _add_row(self, i: int, pid: str, payload: dict[str, Any]) -> None:
@@ -186,13 +210,15 @@ class SmallVectorStore:
             return
         vectors = np.asarray([p.vector for p in points], dtype=np.float32).reshape(len(points), self.dim)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors = (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+        # stored as the file's format keeps them; held widened, so search sees the stored values
+        stored = (vectors / np.where(norms == 0, 1.0, norms)).astype(_DTYPES[self.dtype])
+        vectors = stored.astype(np.float32)
         with self._lock:
             with self._write() as conn:
                 conn.executemany(
                     "INSERT INTO points (id, vector, payload) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                     "vector = excluded.vector, payload = excluded.payload",
-                    [(p.id, vec.tobytes(), json.dumps(p.payload)) for p, vec in zip(points, vectors, strict=True)],
+                    [(p.id, vec.tobytes(), json.dumps(p.payload)) for p, vec in zip(points, stored, strict=True)],
                 )
             for p, vec in zip(points, vectors, strict=True):
                 i = self._row.get(p.id)

@@ -85,7 +85,8 @@ class VectorStore(Protocol):
         """Nearest points by cosine similarity, filtered, best first."""
 
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored (unit-length) vectors of these points; unknown ids are left out."""
+        """The stored (unit-length) vectors of these points, as precise as the backend keeps them (the embedded one:
+        16-bit floats, each component within 1e-3); unknown ids are left out."""
 
     def iter_points(self, batch_size: int = 1000, with_vectors: bool = True) -> Iterator[list[VectorPoint]]:
         """Every point, in batches (vectors are zero-length arrays when ``with_vectors`` is False)."""

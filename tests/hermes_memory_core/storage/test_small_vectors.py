@@ -39,7 +39,7 @@ def test_a_new_store_is_small_and_grows_into_a_shard_with_the_same_answers(tmp_p
     assert _apparent(tmp_path) < 2**20  # the shard's preallocated files would be ~166 MiB apparent
     query = first[3].vector
     small_hits = store.search(query, 10, VectorFilter("u"))
-    assert small_hits[0][0] == first[3].id and small_hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert small_hits[0][0] == first[3].id and small_hits[0][1] == pytest.approx(1.0, abs=5e-4)  # (16-bit floats)
     more = _points(20, seed=1)
     store.upsert(more)  # passes 50: every point moves into a shard
     assert (path / "hermes_collection.json").is_file() and not store.small_path.exists()

@@ -137,7 +137,7 @@ def test_iter_points_round_trip(store: VectorStore) -> None:
     by_id = {p.id: p for p in got}
     for p in pts:
         expected = p.vector / np.linalg.norm(p.vector)
-        assert np.allclose(by_id[p.id].vector, expected, atol=1e-5)
+        assert np.allclose(by_id[p.id].vector, expected, atol=1e-3)  # (the embedded store keeps 16-bit floats)
         assert by_id[p.id].payload["user_id"] == "u1"
     ids_only = [p for batch in store.iter_points(with_vectors=False) for p in batch]
     assert len(ids_only) == 7
@@ -150,7 +150,7 @@ def test_fetch_returns_stored_unit_vectors(store: VectorStore) -> None:
     got = store.fetch([pts[0].id, pts[2].id, unknown])
     assert set(got) == {pts[0].id, pts[2].id}
     for p in (pts[0], pts[2]):
-        assert np.allclose(got[p.id], p.vector / np.linalg.norm(p.vector), atol=1e-5)
+        assert np.allclose(got[p.id], p.vector / np.linalg.norm(p.vector), atol=1e-3)  # (16-bit floats)
     assert store.fetch([]) == {}
 
 
