@@ -3,7 +3,7 @@
 Usage (the command line is a contract)::
 
     python -m benchmarks.chat_scale --sizes 1k,10k,20k[,50k] [--embedder hashing|model] [--data PATH]
-        [--questions 60] [--turns 40] [--window 200] [--json OUT.json]
+        [--questions 60] [--turns 40] [--window 200] [--windows 3] [--keep DIR] [--json OUT.json]
 
 One user's store is filled **through sessions** (``mem.session(...).add_messages``, one LoCoMo session a Hermes
 session, closed at its end: each line archived as a conversation memory, as a chat surface does) with the
@@ -13,8 +13,11 @@ vectors (every store is given the same embedder; a question is embedded once bef
 embedding is out of every figure):
 
 - **write ms / message**: the wall time of ``--window`` messages through sessions, background archiving drained,
-  per message, at 400 memories and at the size (the ratio is how flat writes stay; one window each, so a busy
-  machine moves it: repeat the run);
+  per message, at 400 memories and at the size (the ratio is how flat writes stay): the median of ``--windows``
+  windows, after one untimed window at 400 that warms the process (the first window also paid the process's
+  warm-up, which made the base figure move with the run); and, deterministic whatever the machine's load, the
+  **SQL statements per message** those windows ran (every SQLite statement, foreground and background, SQLite's
+  own FTS5 statements included: the benchmark counts them through ``sqlite3``'s trace callback);
 - **search / recall p50**: ``MemoryProvider.search(top_k=10)`` and ``recall()`` for ``--questions`` LoCoMo
   questions, and their ratio;
 - **middleware turn / bare turn p50**: ``langchain.agents.create_agent`` with a scripted model (no model time),
@@ -40,9 +43,11 @@ import asyncio
 import contextlib
 import json
 import re
+import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -130,6 +135,34 @@ def _stream(sessions: list[list[tuple[str, str]]]) -> Iterator[tuple[int, int, s
             for role, text in lines:
                 yield week, n, role, (f"Week {week}: {text}" if week else text)
         week += 1
+
+
+class _Statements:
+    """Counts every SQLite statement of the process (each connection opened after :meth:`install` traces into it)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def _seen(self, _statement: str) -> None:
+        with self._lock:
+            self.count += 1
+
+    def install(self) -> None:
+        connect = sqlite3.connect
+        if getattr(connect, "counted", False):
+            return
+
+        def counted(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+            conn: sqlite3.Connection = connect(*args, **kwargs)
+            conn.set_trace_callback(self._seen)
+            return conn
+
+        counted.counted = True  # type: ignore[attr-defined]
+        sqlite3.connect = counted  # type: ignore[assignment]
+
+
+STATEMENTS = _Statements()
 
 
 def _p50(values: Sequence[float]) -> float:
@@ -309,8 +342,17 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
     """Everything of one size (the store already holds ``size`` conversation memories)."""
     mem, emb = filler.mem, filler.embedder
     row: dict[str, Any] = {"size": size, "memories": filler.conversation_memories()}
-    said = filler.messages(args.window)
-    row["write_ms"] = (said + _timed(mem.flush)) / args.window * 1000  # the messages, then their archiving
+    if size == FIRST:  # the process's warm-up is not the base figure
+        filler.messages(args.window)
+        mem.flush()
+    windows = []
+    before = STATEMENTS.count
+    for _ in range(args.windows):
+        said = filler.messages(args.window)
+        windows.append((said + _timed(mem.flush)) / args.window * 1000)  # the messages, then their archiving
+    row["write_ms"] = statistics.median(windows)
+    row["write_windows_ms"] = windows
+    row["sql_per_message"] = (STATEMENTS.count - before) / (args.window * args.windows)
     qs = questions[: args.questions]
     vecs = [emb.embed_query(q) for q in qs]
     for q in qs:  # each question's vector is known to the store (query embedding out of the figures)
@@ -361,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=["hashing", "model"], default="hashing")
     parser.add_argument("--questions", type=int, default=60, help="questions timed for search and recall")
     parser.add_argument("--turns", type=int, default=40, help="agent turns timed with and without the middleware")
-    parser.add_argument("--window", type=int, default=200, help="messages timed for the write cost")
+    parser.add_argument("--window", type=int, default=200, help="messages timed for the write cost, a window")
+    parser.add_argument("--windows", type=int, default=3, help="write windows a size (their median is reported)")
     parser.add_argument("--peers", default="langgraph,llamaindex,numpy", help="peers to run beside ('' for none)")
     parser.add_argument("--cache-dir", default=".bench_cache", help="embedding cache of --embedder model")
     parser.add_argument("--json", help="write the results here")
@@ -370,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = sorted(parse_size(s) for s in args.sizes.split(","))
     sessions, questions = chat_lines(require_locomo(args.data))
 
+    STATEMENTS.install()  # before the store opens its connections
     from hermes_memory_core import MemoryConfig, MemoryProvider
 
     if args.embedder == "hashing":
@@ -419,15 +463,17 @@ def _report(rows: list[dict[str, Any]], peers: list[Any], first: dict[str, Any])
     print_table(
         ["memories", "write ms/msg (vs 400)", "search p50 ms", "recall p50 ms (first)", "recall ÷ search",
          "bare turn p50 ms", "middleware turn p50 ms: back to back / settled", "middleware adds (× bare)",
-         "question embeddings / turn", "disk KiB / memory"],
+         "question embeddings / turn", "disk KiB / memory", "SQL statements / message (vs 400)"],
         [[f"{r['memories']:,}", f"{r['write_ms']:.2f} ({r['write_vs_400']:.2f}×)", f"{r['search_ms']:.1f}",
           f"{r['recall_ms']:.1f} ({r['recall_first_ms']:.1f})", f"{r['recall_ms'] / r['search_ms']:.2f}×",
           f"{r['bare_turn_ms']:.1f}", f"{r['middleware_turn_ms']:.1f} / {r['middleware_settled_turn_ms']:.1f}",
           (f"{(r['middleware_turn_ms'] - r['bare_turn_ms']) / r['bare_turn_ms']:.2f}× / "
            f"{(r['middleware_settled_turn_ms'] - r['bare_turn_ms']) / r['bare_turn_ms']:.2f}×"),
-          f"{r['question_embeddings_per_turn']:.2f}", f"{r['disk_kib_per_memory']:.2f}"] for r in rows],
+          f"{r['question_embeddings_per_turn']:.2f}", f"{r['disk_kib_per_memory']:.2f}",
+          f"{r['sql_per_message']:.1f} ({r['sql_per_message'] / first['sql_per_message']:.2f}×)"] for r in rows],
     )
-    print(f"\n(at {first['memories']:,} memories: write {first['write_ms']:.2f} ms / message)\n")
+    print(f"\n(at {first['memories']:,} memories: write {first['write_ms']:.2f} ms / message, "
+          f"{first['sql_per_message']:.1f} SQL statements / message)\n")
     if peers:
         print_table(
             ["memories", "Hermes search p50 ms", *(f"{p.name} p50 ms (÷ Hermes)" for p in peers)],
