@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.retrieval.gate import should_recall
 from hermes_memory_core.text.bilingual import ZH_STOPWORDS, default_dictionary
 from hermes_memory_core.text.language import language_of
@@ -93,8 +95,17 @@ def _words(text: str) -> str:
 RESTATED_SHARE = 0.8
 
 
-def _restates(reply: set[str], line: set[str]) -> bool:
+def _restates(reply: AbstractSet[str], line: AbstractSet[str]) -> bool:
     return len(line) >= 3 and len(reply & line) >= RESTATED_SHARE * len(line)
+
+
+#: Per text (a memory version's content): its words as :func:`distinct` compares them, and its tokens. Recall
+#: judges the same candidates turn after turn; tokenizing them was most of ``distinct``'s time.
+_DISTINCT_WORDS: BoundedLRU[str, tuple[str, frozenset[str]]] = BoundedLRU(4096)
+
+
+def _distinct_words(text: str) -> tuple[str, frozenset[str]]:
+    return _DISTINCT_WORDS.get_or_compute(text, lambda: (_words(text), frozenset(tokenize(text))))
 
 
 def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
@@ -108,11 +119,11 @@ def distinct(hits: list[MemoryHit]) -> list[MemoryHit]:
     seen: set[str] = set()
     out: list[MemoryHit] = []
     for hit in hits:
-        key = _words(hit.content)
+        key = _distinct_words(hit.content)[0]
         if key not in seen:
             seen.add(key)
             out.append(hit)
-    words = {h.id: set(tokenize(h.content)) for h in out}
+    words = {h.id: _distinct_words(h.content)[1] for h in out}
     source_of: dict[str, MemoryHit] = {}
     for h in out:
         if h.role == "assistant" and h.is_conversation:

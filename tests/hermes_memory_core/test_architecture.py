@@ -8,7 +8,7 @@ Layers, top to bottom (a module imports its own layer or lower ones, never a hig
     engine       engine (a package: the components and the MemoryEngine that wires them)
     services     storage, embedding, trust
     base         text, types, errors, config, validation, llm, tokens, version, async_twins, _startup,
-                 busy, open_providers
+                 busy, open_providers, lru
 
 Every import counts: module level, inside functions, and under ``TYPE_CHECKING``.
 
@@ -35,7 +35,7 @@ LAYERS = {
     "engine": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,
-    "async_twins": 1, "_startup": 1, "busy": 1, "open_providers": 1,
+    "async_twins": 1, "_startup": 1, "busy": 1, "open_providers": 1, "lru": 1,
 }
 ADAPTERS = ("langchain_hermes_memory", "llama_index_hermes_memory", "hermes_memory_agents", "hermes_memory_console")
 
