@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.trust.injection import (
     check_memory_write,
     conversation_line_allowed,
@@ -27,13 +28,19 @@ from hermes_memory_core.trust.redaction import Redactor
 
 __all__ = ["MAX_VERDICTS", "clear", "line_allowed", "lines_allowed", "memory_allowed", "shown_summary", "stats"]
 
-#: Verdicts kept (about 200 bytes each, so at most about 6 MiB).
-MAX_VERDICTS = 32_768
+#: Verdicts of single texts kept (about 200 bytes each, so at most about 13 MiB): one per conversation line of a
+#: 50k-line store, so recall at that size reads verdicts instead of judging lines again (at 32k, shared with the
+#: turns' verdicts, a 16k-line store had already pushed its first lines' verdicts out).
+MAX_VERDICTS = 65_536
+#: Verdicts of whole turns kept apart (archiving asks for the turns still in a session's buffer, recent ones): they
+#: never push a line's verdict out.
+MAX_TURN_VERDICTS = 4_096
 
 _T = TypeVar("_T")
 _verdicts: OrderedDict[tuple[str, bytes], object] = OrderedDict()
 _lock = threading.Lock()
 _counts = {"hits": 0, "misses": 0}
+_turns: BoundedLRU[bytes, tuple[bool, ...]] = BoundedLRU(MAX_TURN_VERDICTS)
 
 
 def _key(kind: str, text: str) -> tuple[str, bytes]:
@@ -70,8 +77,8 @@ def line_allowed(text: str, role: str = "user") -> bool:
 def lines_allowed(lines: Sequence[tuple[str, str]]) -> list[bool]:
     """:func:`~hermes_memory_core.trust.injection.conversation_lines_allowed` for the ``(role, text)`` messages of
     one turn, judged once per turn: archiving judges the turns still in a session's buffer each time it runs."""
-    key = "\x1e".join(f"{role}\x1f{text}" for role, text in lines)
-    allowed = list(_judged("turn", key, lambda _k: tuple(conversation_lines_allowed(list(lines)))))
+    key = _key("turn", "\x1e".join(f"{role}\x1f{text}" for role, text in lines))[1]
+    allowed = list(_turns.get_or_compute(key, lambda: tuple(conversation_lines_allowed(list(lines)))))
     for (role, text), ok in zip(lines, allowed, strict=True):
         if ok:  # allowed in its turn, so allowed alone (the turn only refuses more): what a reader of it will ask
             _keep(_key(f"line:{role}", " ".join(text.split())), True)
@@ -105,9 +112,12 @@ def clear() -> None:
     with _lock:
         _verdicts.clear()
         _counts.update(hits=0, misses=0)
+    _turns.clear()
 
 
 def stats() -> dict[str, int]:
-    """Verdicts held, and how many lookups found one (``hits``) or ran the guard (``misses``) since :func:`clear`."""
+    """Verdicts held (of single texts; ``turns``: of whole turns), and how many lookups found one (``hits``) or ran
+    the guard (``misses``) since :func:`clear`, turns included."""
     with _lock:
-        return {"held": len(_verdicts), **_counts}
+        return {"held": len(_verdicts), "turns": len(_turns), "hits": _counts["hits"] + _turns.hits,
+                "misses": _counts["misses"] + _turns.misses}

@@ -62,7 +62,8 @@ def _vector_bytes(mem: MemoryProvider, user: str, own: bool = False) -> list[byt
     only those no other user's vector equals: the test embedder hashes words into 384 buckets, so two users' lines
     that differ in one unique word get the same vector about once in 770 words, and the other user's copy rightly
     stays after a purge."""
-    points = [(p.payload["user_id"], np.asarray(p.vector, dtype=np.float32).tobytes())
+    dtype = getattr(mem.engine.vectors, "dtype", "float32")  # the embedded store keeps 16-bit floats
+    points = [(p.payload["user_id"], np.asarray(p.vector, dtype=dtype).tobytes())
               for b in mem.engine.vectors.iter_points(with_vectors=True) for p in b]
     others = {vec for who, vec in points if who != user} if own else set()
     return [vec for who, vec in points if who == user and vec not in others]

@@ -107,3 +107,15 @@ def test_a_sessions_summary_is_redacted_once_however_often_it_is_shown(mem: Memo
     assert shown[0] and len(set(shown)) == 1 and "555" not in shown[0]
     assert shown[0] == mem.engine.parts.redact_text(read_verdicts.shown_summary(
         " ".join(c.text for c in mem.engine.sessions.chunks("u", "long"))))  # the same text as redacting each time
+
+
+def test_turn_verdicts_never_push_a_lines_verdict_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Archiving keeps a verdict per turn and per allowed line: with both in one bounded memo, a store of as many
+    lines as half the memo had already pushed its first lines' verdicts out, and recall judged them again."""
+    monkeypatch.setattr(read_verdicts, "MAX_VERDICTS", 10)
+    lines = [f"I walked the dog along river number {i} today" for i in range(8)]
+    for text in lines:
+        assert read_verdicts.lines_allowed([("user", text)]) == [True]
+    judged = read_verdicts.stats()["misses"]
+    assert all(read_verdicts.line_allowed(text, "user") for text in lines)
+    assert read_verdicts.stats()["misses"] == judged  # every line's verdict still held
