@@ -203,8 +203,15 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     def memory_context(self, user_id: str, thread_id: str | None, question: str) -> str:
         """The memory block a request for ``question`` gets: the core's one turn context (:func:`turn_context`:
         the thread's summary, recall minus what the thread shows, rendered); "" for none."""
-        return turn_context(self.memory, question, user_id=user_id, session_id=thread_id, top_k=self.top_k,
-                            caller=self.caller, llm=self._core_llm, include_summary=self.include_summary).block
+        return self._context(user_id, thread_id, question)[0]
+
+    def _context(self, user_id: str, thread_id: str | None, question: str) -> tuple[str, SessionView | None]:
+        """The memory block, and the session's view it was made with (None without a thread)."""
+        view = None if thread_id is None else self._session(user_id, thread_id).view(summary=self.include_summary)
+        block = turn_context(self.memory, question, user_id=user_id, session_id=thread_id, top_k=self.top_k,
+                             caller=self.caller, llm=self._core_llm, include_summary=self.include_summary,
+                             view=view).block
+        return block, view
 
     async def amemory_context(self, user_id: str, thread_id: str | None, question: str) -> str:
         """Async twin of :meth:`memory_context` (runs it in a worker thread)."""
@@ -222,23 +229,29 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         call of the same run writes nothing again)."""
         self._store(user_id, thread_id, self._new_user_messages(messages))
 
-    def store_answer(self, user_id: str, thread_id: str | None, messages: Sequence[BaseMessage]) -> None:
+    def store_answer(self, user_id: str, thread_id: str | None, messages: Sequence[BaseMessage],
+                     view: SessionView | None = None) -> None:
         """Write the model's answer into the session when it is final (the last of ``messages``: an AI message with
-        text and no tool calls); idempotent per message id."""
-        self._store(user_id, thread_id, self._final_answer(messages))
+        text and no tool calls); idempotent per message id. ``view``: the session's view read since this run's
+        user messages were written (the one its memory block was made with), so the session is not read again
+        to find the answer unwritten (the run's own answer cannot have been written since)."""
+        self._store(user_id, thread_id, self._final_answer(messages), view)
 
     async def astore_new_messages(self, user_id: str, thread_id: str | None, messages: Sequence[AnyMessage]) -> None:
         """Async twin of :meth:`store_new_messages` (runs it in a worker thread)."""
         await asyncio.to_thread(self.store_new_messages, user_id, thread_id, messages)
 
-    async def astore_answer(self, user_id: str, thread_id: str | None, messages: Sequence[BaseMessage]) -> None:
+    async def astore_answer(self, user_id: str, thread_id: str | None, messages: Sequence[BaseMessage],
+                            view: SessionView | None = None) -> None:
         """Async twin of :meth:`store_answer` (runs it in a worker thread)."""
-        await asyncio.to_thread(self.store_answer, user_id, thread_id, messages)
+        await asyncio.to_thread(self.store_answer, user_id, thread_id, messages, view)
 
-    def _store(self, user_id: str, thread_id: str | None, messages: list[BaseMessage]) -> None:
+    def _store(self, user_id: str, thread_id: str | None, messages: list[BaseMessage],
+               view: SessionView | None = None) -> None:
         if thread_id is not None and messages:
             session = self._session(user_id, thread_id)
-            session.add_messages([_to_core(m) for m in self._unseen(session.view(summary=False), messages)])
+            view = view if view is not None else session.view(summary=False)
+            session.add_messages([_to_core(m) for m in self._unseen(view, messages)])
 
     @staticmethod
     def _thread_messages(request: ModelRequest[Any]) -> Sequence[AnyMessage]:
@@ -252,9 +265,9 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         this request's system message, and write its final answer into the session."""
         user_id, thread_id = self._who(request.runtime)
         self.store_new_messages(user_id, thread_id, self._thread_messages(request))
-        block = self.memory_context(user_id, thread_id, _latest_question(request.messages))
+        block, view = self._context(user_id, thread_id, _latest_question(request.messages))
         response = handler(self._request_with(request, block))
-        self.store_answer(user_id, thread_id, response.result)
+        self.store_answer(user_id, thread_id, response.result, view)  # (the view just read: two reads a turn)
         return response
 
     async def awrap_model_call(
@@ -264,13 +277,13 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         user_id, thread_id = self._who(request.runtime)
         messages = self._thread_messages(request)
 
-        def before() -> str:
+        def before() -> tuple[str, SessionView | None]:
             self.store_new_messages(user_id, thread_id, messages)
-            return self.memory_context(user_id, thread_id, _latest_question(request.messages))
+            return self._context(user_id, thread_id, _latest_question(request.messages))
 
-        block = await asyncio.to_thread(before)
+        block, view = await asyncio.to_thread(before)
         response = await handler(self._request_with(request, block))
-        await self.astore_answer(user_id, thread_id, response.result)
+        await self.astore_answer(user_id, thread_id, response.result, view)
         return response
 
     # ------------------------------------------------------------------ for SummarizationMiddleware
