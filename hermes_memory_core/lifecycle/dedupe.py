@@ -188,9 +188,22 @@ def find_duplicate(
     if not tiers:
         return None
     terms = lookups.codec.query_terms(_search_terms(text))
-    flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=lookups.now())
-    found = lookups.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
-    records = lookups.active_records([mid for mid, _ in found], user_id, now=lookups.now())
+    now = lookups.now()
+    lasting = tuple(t.value for t in tiers if t is not MemoryType.SHORT_TERM)
+    if MemoryType.SHORT_TERM in tiers and session_id is not None:
+        # the session's short-term memories and the lasting ones, each ranked apart (the keyword index keeps each
+        # search to those memories' matches): one search of every tier ranked all of a chat user's lines, of every
+        # session, to keep this session's (a cost that grew with every line kept)
+        session = lookups.codec.seal_filter(  # (the session id as the rows hold it)
+            MemoryFilter(user_id, (MemoryType.SHORT_TERM.value,), session_id=session_id, now=now))
+        found = lookups.keyword_candidates(user_id, terms, CANDIDATES, session, context_weight=0.0)
+        if lasting:
+            found += lookups.keyword_candidates(user_id, terms, CANDIDATES, MemoryFilter(user_id, lasting, now=now),
+                                                context_weight=0.0)
+    else:
+        flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
+        found = lookups.keyword_candidates(user_id, terms, CANDIDATES, flt, context_weight=0.0)
+    records = lookups.active_records([mid for mid, _ in found], user_id, now=now)
     same = [
         r for r in records.values()
         if (r.memory_type is not MemoryType.SHORT_TERM or r.session_id == session_id) and same_fact(text, r.content)

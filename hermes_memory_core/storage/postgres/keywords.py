@@ -97,11 +97,13 @@ class PostgresPostings:
             "       FROM memory_keyword_terms t WHERE t.user_id = ? AND t.term = ANY(?::text[]) "
             f"       {'AND t.tf > 0' if own_only else ''} "
             # the lasting tiers alone: only their memories' postings are scored (see KeywordQuery.lasting)
-            f"       {'AND t.memory_id IN (SELECT m.id FROM memory_entries m WHERE m.user_id = ? AND m.memory_type = ANY(?::text[]) AND m.is_active = 1)' if query.lasting else ''} "
+            f"       {'AND t.memory_id IN (SELECT m.id FROM memory_entries m WHERE m.user_id = ? AND m.memory_type = ANY(?::text[]) AND m.is_active = 1' if query.lasting else ''}"
+            f"{' AND m.session_id = ?' if query.lasting and query.session is not None else ''}{')' if query.lasting else ''} "
             "       GROUP BY t.memory_id) "
         )
         head = [*weights, float(context_weight), float(context_weight), avgdl, user_id, kept,
-                *([user_id, list(query.lasting)] if query.lasting else [])]
+                *([user_id, list(query.lasting)] if query.lasting else []),
+                *([query.session] if query.lasting and query.session is not None else [])]
         # One statement, as in SQLite: the postings' best 3 × limit (scores rounded for those only), each with
         # whether its memory passes the filters (checked by primary key). Only when filters leave too few while
         # more matches exist does a joined query rank the filtered set.

@@ -44,8 +44,11 @@ class SQLKeywordIndex:
         flt = flt or KeywordFilter(user_id)
         where, params = self._rows.filters(flt)
         tiers = tuple(flt.memory_types or ())
-        lasting = tiers if tiers and MemoryType.SHORT_TERM.value not in tiers else ()
-        query = KeywordQuery(user_id, list(dict.fromkeys(terms)), limit, where, params, context_weight, lasting)
+        # the postings are kept to a few memories before ranking: the lasting tiers', or the tiers of one session
+        session = flt.session_id if tiers else None
+        lasting = tiers if tiers and (MemoryType.SHORT_TERM.value not in tiers or session is not None) else ()
+        query = KeywordQuery(user_id, list(dict.fromkeys(terms)), limit, where, params, context_weight, lasting,
+                             session if lasting else None)
         return self._rows.context.postings.search(self._rows.reader(), query)
 
     def keyword_stats(self, user_id: str, terms: Sequence[str], context_weight: float) -> KeywordStats:

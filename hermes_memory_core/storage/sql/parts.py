@@ -39,6 +39,9 @@ class KeywordQuery:
         lasting: The filter's tiers when it leaves out the short-term one (a chat user's conversation lines: most of
             their store; the duplicate check of a lasting fact, say): the postings are restricted to those tiers'
             memories before they are ranked, so the query costs what the few matches of those tiers cost; () else.
+            With ``session``, the filter's tiers of that one session (the short-term duplicate check's: the
+            session's lines, not the user's thousands), restricted the same way.
+        session: The filter's session when ``lasting`` names the tiers of one session; None else.
     """
 
     user_id: str
@@ -48,6 +51,7 @@ class KeywordQuery:
     params: list[Any]
     context_weight: float
     lasting: tuple[str, ...] = ()
+    session: str | None = None
 
 
 class SQLDatabase(Protocol):

@@ -109,16 +109,19 @@ class FTS5Postings:
         with_context = context_weight > 0
         weighty = self.term_weights.weighty(conn, fts, query.terms, with_context)
         match = _fts_query(user_key(user_id), weighty, with_context)
-        if query.lasting:  # the few memories of the lasting tiers: their matches alone are ranked (one statement)
+        if query.lasting:  # the few memories of the lasting tiers (or of one session): their matches alone are ranked
             tiers = ",".join("?" * len(query.lasting))
+            session = "" if query.session is None else "AND m.session_id = ? "
             sql = (
                 f"SELECT e.id, round(-bm25({fts}, 0.0, 1.0, ?), 9) AS score FROM {fts} "
                 f"JOIN memory_keyword_docs d ON d.doc = {fts}.rowid JOIN memory_entries e ON e.id = d.memory_id "
                 f"WHERE {fts} MATCH ? AND e.is_active = 1 AND e.user_id = ? {where} "
                 f"AND +{fts}.rowid IN (SELECT k.doc FROM memory_entries m JOIN memory_keyword_docs k ON k.memory_id = m.id "
-                f"WHERE m.user_id = ? AND m.memory_type IN ({tiers}) AND m.is_active = 1) ORDER BY score DESC, e.id LIMIT ?"
+                f"WHERE m.user_id = ? AND m.memory_type IN ({tiers}) {session}AND m.is_active = 1) "
+                "ORDER BY score DESC, e.id LIMIT ?"
             )
-            params = [context_weight, match, user_id, *params, user_id, *query.lasting, limit]
+            scope = [] if query.session is None else [query.session]
+            params = [context_weight, match, user_id, *params, user_id, *query.lasting, *scope, limit]
             return [(r[0], float(r[1])) for r in conn.execute(sql, params)]
         fetch = limit * 3
         # scores rounded to 9 decimals and ties broken by memory id, as in every backend, so equal stores answer in

@@ -67,3 +67,37 @@ def test_the_lasting_tiers_are_searched_in_one_statement(store: SQLMetadataStore
     assert len(found) == 3
     searches = [s for s in statements if "bm25" in s]
     assert len(searches) == 1, statements  # before: the best of every tier (all conversation lines), then again
+
+
+def _session_store(kind: str, tmp_path: Path) -> SQLMetadataStore:
+    made = open_sql_store(kind, tmp_path)
+    rows = [MemoryRecord(f"00000000-0000-4000-8000-{i:012d}", "u1", f"s{i % 40}",
+                         f"coffee {'coffee ' * (i % 7)}talk number {i}", MemoryType.SHORT_TERM, 0.5, 0, 1_000 + i,
+                         1_000 + i, None, 1, (), {"kind": "conversation"}) for i in range(LINES)]
+    made.records.insert([NewMemory(r, True) for r in rows], note="test")
+    return made
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_one_sessions_memories_rank_as_the_filtered_whole_in_one_statement(kind: str, tmp_path: Path) -> None:
+    """The short-term duplicate check searches one session's lines: only their matches are ranked, with the same
+    results as ranking the user's every line and keeping the session's."""
+    store = _session_store(kind, tmp_path)
+    try:
+        everything = store.keywords.keyword_search("u1", ["coffee"], LINES + 20, MemoryFilter("u1"), 0.0)
+        statements: list[str] = []
+        sqlite = isinstance(store, SQLiteMetadataStore)
+        if sqlite:
+            store.reader().set_trace_callback(statements.append)
+        for session in ("s3", "s17"):
+            ids = {f"00000000-0000-4000-8000-{i:012d}" for i in range(LINES) if f"s{i % 40}" == session}
+            for limit in (1, 5, 12):
+                found = store.keywords.keyword_search(
+                    "u1", ["coffee"], limit, MemoryFilter("u1", ("short_term",), session_id=session), 0.0)
+                assert found == [h for h in everything if h[0] in ids][:limit], (session, limit)
+        if sqlite:
+            store.reader().set_trace_callback(None)
+            assert len([s for s in statements if "bm25" in s]) == 6  # one ranking a search, never the user's all
+            assert all("m.session_id" in s for s in statements if "bm25" in s)
+    finally:
+        store.close()
