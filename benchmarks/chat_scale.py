@@ -26,7 +26,8 @@ embedding is out of every figure):
   running beside the next), and settled (that work done first, as when a model took its time to answer);
 - **question embeddings / turn**: calls that reached the model for questions per middleware turn that recalls
   (every turn a new message; a filler the recall gate skips asks nothing);
-- **disk KiB / memory**: the store's allocated bytes over its conversation memories;
+- **disk KiB / memory**: the store's allocated bytes over its conversation memories, while it is open (the JSON
+  splits them: database, its write-ahead log, vectors, the vector engine's log);
 - peers on the same lines and vectors: LangGraph's ``SqliteStore`` (sqlite-vec index; ``pip install -e
   '.[peers]'``), LlamaIndex ``VectorMemoryBlock`` on its ``SimpleVectorStore`` (the vector block of ``Memory``),
   and a numpy matrix (the floor): search p50 and its ratio to Hermes' search, disk.
@@ -163,6 +164,22 @@ class _Statements:
 
 
 STATEMENTS = _Statements()
+
+
+def _disk_parts(data_dir: Path) -> dict[str, int]:
+    """The store's allocated bytes by part: the database, its write-ahead log, the vectors (a shard's segments or the
+    small file) and the vector engine's write-ahead log."""
+    parts = {"sqlite": 0, "sqlite log": 0, "vectors": 0, "vector log": 0}
+    for path in data_dir.rglob("*"):
+        if not path.is_file():
+            continue
+        size = path.stat().st_blocks * 512
+        if path.parent.name == "vectors" or "vectors" in path.parts:
+            parts["vector log" if "wal" in path.relative_to(data_dir).parts or path.name.endswith("-wal")
+                  else "vectors"] += size
+        elif path.name.startswith("metadata.sqlite"):
+            parts["sqlite log" if path.name.endswith(("-wal", "-shm")) else "sqlite"] += size
+    return parts
 
 
 def _p50(values: Sequence[float]) -> float:
@@ -368,6 +385,8 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
     for peer in peers:
         row[peer.name] = _p50([_timed(lambda p=peer, q=q, v=v: p.search(q, v)) for q, v in zip(qs, vecs, strict=True)])
     row["disk_kib_per_memory"] = dir_bytes(data_dir) / 1024 / max(row["memories"], 1)
+    row["disk_parts_kib_per_memory"] = {name: size / 1024 / max(row["memories"], 1)
+                                        for name, size in _disk_parts(data_dir).items()}
     row["peer_disk_kib_per_memory"] = {p.name: p.disk() / 1024 / max(filler.lines, 1) for p in peers if p.disk()}
     # turns: a new question each turn (not one the store embedded before), the memo of questions off
     spoken = first_person_lines(filler.sessions)[size % 97:]
