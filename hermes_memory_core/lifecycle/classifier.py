@@ -20,7 +20,7 @@ from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
-from hermes_memory_core.text.fact_topics import TOPICS
+from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
@@ -308,6 +308,8 @@ _LONG_TERM = re.compile(
     r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
     r"|\bi (?:play|practi[cs]e|speak|collect|volunteer|run|swim|cycle|paint|cook)\b.{0,40}\b(?:on weekends|at weekends|"
     r"in my free time|for fun|as a hobby)\b|\bmy hobby\b|\bi(?:'m| am) learning\b"
+    r"|\bi (?:also |still )?play (?:the )?(?:" + INSTRUMENTS + r"|" + SPORTS + r")\b"
+    r"|我(?:也|还)?会?(?:弹|拉|打|吹)(?:钢琴|吉他|大提琴|小提琴|架子鼓|鼓|篮球|网球|羽毛球|乒乓球|高尔夫|长笛|萨克斯)"
     r"|\bi (?:also |can |do )?speak (?:a little |a bit of |some |fluent |basic )?(?:\w+(?:ish|ese)|german|french|"
     r"russian|arabic|hindi|italian|korean|mandarin|cantonese|dutch|greek|hebrew|thai|swahili)\b"
     r"|我(?:也|还)?会(?:说|讲)(?:一点|一些|流利的)?\w{0,3}(?:语|话|文)"
