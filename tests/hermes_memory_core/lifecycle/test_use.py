@@ -70,6 +70,27 @@ def test_a_job_change_in_the_other_language_versions_the_job(mem: MemoryProvider
     assert "机器学习工程师" in mem.recall("What is my job?", user_id="u")[0].content
 
 
+#: (the fact, a change said as users say it, a word of the new value, a question about it)
+CHANGES = [
+    ("I work as a nurse at a hospital.", "I'm a paramedic now.", "paramedic", "What is my job?"),
+    ("I'm vegetarian.", "I went pescatarian last month.", "pescatarian", "What's my diet?"),
+    ("My manager is Tom.", "I got a new manager, Ana.", "Ana", "Who is my manager?"),
+    ("我是一名医生。", "I switched careers, I'm a teacher now.", "teacher", "What do I do for work?"),
+    ("I drive a Honda Civic.", "My new car is a Tesla Model 3.", "Tesla", "What car do I drive?"),
+    ("I play the cello.", "I gave up the cello and took up the violin.", "violin", "What instrument do I play?"),
+]
+
+
+@pytest.mark.parametrize(("fact", "change", "new", "question"), CHANGES, ids=[c[2] for c in CHANGES])
+def test_a_change_said_in_passing_versions_its_fact(mem: MemoryProvider, fact: str, change: str, new: str,
+                                                    question: str) -> None:
+    first = mem.remember(fact, user_id="u")
+    assert first.memory_type in (MemoryType.LONG_TERM, MemoryType.PERMANENT), fact
+    changed = mem.remember(change, user_id="u")
+    assert changed.action is RememberAction.VERSIONED and changed.id == first.id, (change, changed)
+    assert new in mem.recall(question, user_id="u")[0].content
+
+
 def test_a_job_said_in_chinese_is_kept_as_the_users_job(mem: MemoryProvider) -> None:
     kept = mem.remember("我在一家医院做麻醉师", user_id="u")
     assert kept.memory_type is MemoryType.PERMANENT and fact_key_of(kept.content or "") == "occupation"
@@ -146,3 +167,35 @@ def test_a_fact_and_its_change_carry_the_time_they_were_said(tmp_path: Path) -> 
 ])
 def test_a_greeting_around_a_statement_is_no_part_of_the_fact(mem: MemoryProvider, said: str, kept: str) -> None:
     assert mem.remember(said, user_id="u").content == kept
+
+
+@pytest.mark.parametrize("passed_on", ['My friend Tom told me "I moved to Madrid."', "My friend Tom told me “I moved to Madrid.”",
+                                       "朋友跟我说“我搬到马德里了”", "The assistant told me: you live in Madrid now."])
+def test_someone_elses_words_never_version_the_users_fact(mem: MemoryProvider, passed_on: str) -> None:
+    home = mem.remember("我住在杭州。", user_id="u")
+    chat = mem.session("u", "news")
+    chat.add_messages([("user", passed_on), ("assistant", "Oh, nice.")])
+    chat.close()
+    mem.flush()
+    assert mem.remember(passed_on, user_id="u").action is not RememberAction.VERSIONED
+    assert mem.get(home.id).version == 1 and "杭州" in mem.get(home.id).content
+    assert "杭州" in mem.recall("Where do I live?", user_id="u")[0].content
+
+
+def test_lines_passed_on_from_others_stand_below_the_users_own(mem: MemoryProvider) -> None:
+    chat = mem.session("u", "w1")
+    chat.add_messages([("user", "Bob wrote: I am allergic to shellfish."), ("assistant", "ok"),
+                       ("user", "I'm allergic to penicillin, by the way."), ("assistant", "Noted.")])
+    chat.close()
+    mem.flush()
+    lines = [h.content for h in mem.recall("What am I allergic to?", user_id="u")]
+    assert "penicillin" in lines[0] and all("penicillin" not in ln for ln in lines[1:] if "Bob" in ln)
+
+
+def test_what_i_do_for_a_living_asks_about_the_job(mem: MemoryProvider) -> None:
+    from hermes_memory_core.retrieval.gate import question_topics
+
+    assert question_topics("What do I do for a living?") == {"occupation"}
+    mem.remember("I live in Hangzhou.", user_id="u")
+    mem.remember("I work as a nurse at a hospital.", user_id="u")
+    assert "nurse" in mem.recall("What do I do for a living?", user_id="u")[0].content
