@@ -453,9 +453,11 @@ def rule_normalize(content: str) -> str:
     return (text[:1].upper() + text[1:])[:500]
 
 
-#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "I'm vegetarian, btw.",
+#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "Some news: I'm a paramedic
+#: now", "I'm vegetarian, btw.",
 #: "对了，我吃素").
 _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just so you know|for the record)[,:\s]+"
+                         r"|^(?:guess what|(?:some |big |good |great |exciting )?news|(?:a )?(?:quick )?update)\s*[,:!—-]\s*"
                          r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 

@@ -164,6 +164,7 @@ def test_a_fact_and_its_change_carry_the_time_they_were_said(tmp_path: Path) -> 
     ("Hi! I work as a data engineer at Acme.", "The user works as a data engineer at Acme."),
     ("Thanks! My cat is called Mochi.", "The user's cat is called Mochi."),
     ("你好！我在一家医院做麻醉师。", "用户在一家医院做麻醉师。"),
+    ("Some news: I'm a paramedic now.", "The user is a paramedic now."),
 ])
 def test_a_greeting_around_a_statement_is_no_part_of_the_fact(mem: MemoryProvider, said: str, kept: str) -> None:
     assert mem.remember(said, user_id="u").content == kept
