@@ -36,6 +36,8 @@ _FILTERS = ("memory_types", "session_id", "tags", "time_range", "now")
 #: How many more memories a plain search reads than it returns, so that lines that answer nothing leave room for
 #: the next best.
 _SLACK = 8
+#: The most a search reads (the core's top_k limit).
+_MOST = 1000
 
 
 def _unfiltered(args: dict[str, Any]) -> bool:
@@ -197,7 +199,12 @@ class HermesRetriever(BaseRetriever):
                                     llm=args.get("llm"), now=args.get("now")).hits
                 return [_document(h) for h in hits]
             return _shown(self.memory.recall(query, user_id=self.user_id, top_k=k, **args), k)
-        return _shown(self.memory.search(query, user_id=self.user_id, top_k=min(k + _SLACK, 1000), **args), k)
+        size = k + _SLACK
+        while True:  # read on while the lines that answer nothing filled the page
+            found = self.memory.search(query, user_id=self.user_id, top_k=size, **args)
+            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
+                return _shown(found, k)
+            size = min(4 * size, _MOST)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -211,4 +218,9 @@ class HermesRetriever(BaseRetriever):
                                           llm=args.get("llm"), now=args.get("now"))
                 return [_document(h) for h in ctx.hits]
             return _shown(await self.memory.arecall(query, user_id=self.user_id, top_k=k, **args), k)
-        return _shown(await self.memory.asearch(query, user_id=self.user_id, top_k=min(k + _SLACK, 1000), **args), k)
+        size = k + _SLACK
+        while True:
+            found = await self.memory.asearch(query, user_id=self.user_id, top_k=size, **args)
+            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
+                return _shown(found, k)
+            size = min(4 * size, _MOST)

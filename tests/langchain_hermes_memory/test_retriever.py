@@ -87,7 +87,8 @@ async def test_what_the_user_asked_and_fillers_are_never_documents(mem: MemoryPr
     chat.close()
     later = mem.session("ann", "week2")
     later.add_messages([("user", "What instrument do I play?"), ("assistant", "I don't know, you haven't told me."),
-                        ("user", "What instrument do I play in the orchestra?"), ("assistant", "Thanks!")])
+                        ("user", "What instrument do I play in the orchestra?"), ("assistant", "Thanks!")]
+                       + [("user", f"Which instrument do I play, question {i}?") for i in range(12)])
     later.close()
     mem.flush()
     retriever = HermesRetriever(memory=mem, user_id="ann", k=2, gate=gate)
