@@ -132,10 +132,10 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             r"\b(?:vegetarian|vegan|pescatarian|pescetarian|diet|eat|food|meat)\b|素|饮食|吃",
         ),
         "vehicle": (
-            (r"\bi (?:now |currently |still )?drive an? (?!lot\b|bit\b|little\b)|\bmy (?:new )?car\b"
+            (r"\bi (?:now |currently |still )?drive an? (?!lot\b|bit\b|little\b)|\bmy (?:new |current )?car is (?:now )?an? \b"
              r"|\bi (?:now )?own an? (?:\w+ )?(?:car|suv|truck|van|motorbike|motorcycle|tesla|honda|toyota|bmw|ford|audi)\b"
              r"|\bi (?:just )?(?:bought|got) (?:myself )?an? (?:new |used |second-hand )?(?:car|electric car|ev)\b"
-             r"|我(?:现在)?开(?:的是|一辆|着一辆)|我的车|我(?:新)?买了(?:一辆)?.{0,8}车"),
+             r"|我(?:现在)?开(?:的是|一辆|着一辆)|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车"),
             r"\b(?:car|cars|vehicle)\b|\bdo i drive\b|汽车|车子|开车|开的车|什么车|的车|车是|车牌|买车|换车",
         ),
     }.items()

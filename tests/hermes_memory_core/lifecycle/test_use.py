@@ -77,6 +77,7 @@ CHANGES = [
     ("My manager is Tom.", "I got a new manager, Ana.", "Ana", "Who is my manager?"),
     ("我是一名医生。", "I switched careers, I'm a teacher now.", "teacher", "What do I do for work?"),
     ("I drive a Honda Civic.", "My new car is a Tesla Model 3.", "Tesla", "What car do I drive?"),
+    ("我开的是一辆本田思域。", "我的新车是特斯拉。", "特斯拉", "我开什么车？"),
     ("I play the cello.", "I gave up the cello and took up the violin.", "violin", "What instrument do I play?"),
 ]
 
@@ -200,3 +201,11 @@ def test_what_i_do_for_a_living_asks_about_the_job(mem: MemoryProvider) -> None:
     mem.remember("I live in Hangzhou.", user_id="u")
     mem.remember("I work as a nurse at a hospital.", user_id="u")
     assert "nurse" in mem.recall("What do I do for a living?", user_id="u")[0].content
+
+
+@pytest.mark.parametrize("remark", ["My car is in the shop.", "My car broke down on the highway.", "我的车坏了。",
+                                    "I drive a lot for work."])
+def test_a_remark_about_a_thing_is_not_a_new_version_of_it(mem: MemoryProvider, remark: str) -> None:
+    car = mem.remember("I drive a Honda Civic.", user_id="u")
+    assert mem.remember(remark, user_id="u").id != car.id
+    assert mem.get(car.id).version == 1
