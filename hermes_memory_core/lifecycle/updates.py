@@ -43,7 +43,8 @@ _CHANGE = re.compile(
     r"|\bnow (?:use|uses|prefer|prefers|drink|drinks|live|lives|work|works|eat|eats|have|has)\b|\binstead of\b"
     r"|\b(?:started|began|took up|picked up)\b|\bthese days\b|\bnowadays\b|\bfrom now on\b"
     r"|不再|戒了|戒掉|戒(?=烟|酒|糖|咖啡|奶茶)|改用|改喝|改吃|改成|改为|改到|换成|换了|换到|转用|转向|搬到|搬去|搬家"
-    r"|现在(?:改|开始|不|只)|已经不|不.{0,6}了$|又开始|重新开始|开始(?:喝|吃|用|学|跑|练|做)|最近(?:不|开始|改)"
+    r"|\b(?:play|plays|speak|speaks)\b[^.!?,;]{1,30}\bnow\b(?! and then)|改(?:弹|拉|学|练|打|开)"
+    r"|现在(?:改|开始|不|只)|已经不|不.{0,6}了[。.!！]?$|又开始|重新开始|开始(?:喝|吃|用|学|跑|练|做)|最近(?:不|开始|改)"
 )
 def _words(text: str) -> list[str]:
     return text.split()

@@ -79,6 +79,15 @@ CHANGES = [
     ("I drive a Honda Civic.", "My new car is a Tesla Model 3.", "Tesla", "What car do I drive?"),
     ("我开的是一辆本田思域。", "我的新车是特斯拉。", "特斯拉", "我开什么车？"),
     ("I play the cello.", "I gave up the cello and took up the violin.", "violin", "What instrument do I play?"),
+    ("I play the cello.", "I play the violin now.", "violin", "What instrument do I play?"),
+    ("我拉大提琴。", "我现在拉小提琴，不拉大提琴了。", "小提琴", "我会什么乐器？"),
+    ("I drive a Toyota Corolla.", "I sold my Corolla and bought a Tesla Model 3.", "Tesla", "What car do I drive?"),
+    ("我开的是一辆丰田卡罗拉。", "我把车换成了特斯拉。", "特斯拉", "我开什么车？"),
+    ("我叫张伟。", "我叫张小伟。", "张小伟", "我叫什么名字？"),
+    ("我的老板叫王强。", "我换了个新领导，叫李娜。", "李娜", "我的老板是谁？"),
+    ("I work as a nurse.", "I quit nursing and now work as a teacher.", "teacher", "What is my job?"),
+    ("我是护士。", "我已经不是护士了，现在是急救员。", "急救员", "我做什么工作？"),
+    ("我住在杭州。", "我现在在深圳住。", "深圳", "我住在哪里？"),
 ]
 
 
@@ -209,3 +218,50 @@ def test_a_remark_about_a_thing_is_not_a_new_version_of_it(mem: MemoryProvider, 
     car = mem.remember("I drive a Honda Civic.", user_id="u")
     assert mem.remember(remark, user_id="u").id != car.id
     assert mem.get(car.id).version == 1
+
+
+#: A fact, then what must not change it (a remark, someone else's job, a hypothetical, a wish, a plan).
+UNCHANGED = [
+    ("My boss is Tom.", ["My boss is annoying.", "I'm meeting my new manager tomorrow.", "My manager's wife plays the violin.",
+                         "My boss's car is a Porsche."]),
+    ("I have a cat named Mochi.", ["My cat is sick.", "I took my cat to the vet.", "我的猫生病了。"]),
+    ("I work as a nurse.", ["I'm a terrible driver.", "I'm a nurse's daughter.", "I'm a big Doctor Who fan.",
+                            "My job is so stressful this week.", "I got a job interview tomorrow.",
+                            "I retired my old laptop last week.", "If I were a teacher, I'd quit.", "我朋友跳槽了。",
+                            "我是护士的女儿。", "我在找工作。", "我想换工作。", "如果我是老师就好了。"]),
+    ("我住在杭州。", ["I live in fear of my landlord.", "我住院了。"]),
+    ("I drive a Toyota Corolla.", ["I drive an hour to work each way.", "I drive a hard bargain."]),
+    ("I'm vegetarian.", ["我只吃鱼香肉丝。"]),
+    ("我叫张伟。", ["我有了个新老板，叫李娜。"]),
+    ("My wife Sofia is a teacher.", ["I asked my wife if she's a pharmacist now.", "If I were a teacher, I'd quit."]),
+]
+
+
+@pytest.mark.parametrize(("fact", "remarks"), UNCHANGED, ids=[f[0] for f in UNCHANGED])
+def test_what_is_not_a_new_value_never_versions_a_fact(mem: MemoryProvider, fact: str, remarks: list[str]) -> None:
+    for n, remark in enumerate(remarks):
+        user = f"u{n}"
+        first = mem.remember(fact, user_id=user)
+        mem.remember(remark, user_id=user)
+        chat = mem.session(user, "chat")
+        chat.add_messages([("user", remark), ("assistant", "I see.")])
+        chat.close()
+        mem.flush()
+        assert mem.get(first.id).version == 1, (fact, remark, mem.get(first.id).content)
+
+
+def test_a_kind_question_is_answered_by_what_the_user_does_never_by_others(mem: MemoryProvider) -> None:
+    """A line naming a language, a sport or an instrument answers "which language / sport / instrument" only when it
+    says the user speaks, plays or does it: "I love Chinese food" and the brother's piano never answer it."""
+    from hermes_memory_core.text.fact_topics import names_a_member
+
+    for question, line in (("What instrument do I play?", "The user gave up the cello and took up the violin."),
+                           ("我会什么乐器？", "用户拉大提琴。"), ("Which sport do I play?", "I play tennis on weekends"),
+                           ("我做什么运动？", "我每周游泳"), ("What languages do I speak?", "I speak a bit of German")):
+        assert names_a_member(question, line), (question, line)
+    for question, line in (("我会说什么语言？", "The user loves Chinese food"), ("What instrument do I play?", "我哥哥弹钢琴。"),
+                           ("What instrument do I play?", "My brother plays piano."),
+                           ("What programming language do I use?", "用户会说日语"), ("Which sport do I play?", "用户会说日语")):
+        assert not names_a_member(question, line), (question, line)
+    mem.remember("I took up the violin last year.", user_id="u")
+    assert "violin" in mem.recall("What instrument do I play?", user_id="u")[0].content
