@@ -52,7 +52,17 @@ def should_recall(text: str) -> bool:
     True for questions, instructions, or any remaining topic word.
     """
     norm = unicodedata.normalize("NFKC", text).strip().lower()
-    if not norm or _SMALL_TALK.fullmatch(norm.rstrip(" .!~。！～?？")):
+    if not norm:
+        return False
+    pieces = [p for p in re.split(r"(?<=[.!?。！？~～])\s*", norm) if p.strip(" .!~。！～?？")]
+    if len(pieces) > 1:  # "Hi! I'm new here.": every sentence small talk or a filler
+        return any(_asks_or_says(p) for p in pieces)
+    return _asks_or_says(norm)
+
+
+def _asks_or_says(norm: str) -> bool:
+    """:func:`should_recall` of one normalised sentence."""
+    if _SMALL_TALK.fullmatch(norm.strip().rstrip(" .!~。！～?？")):
         return False
     if _QUESTION.search(norm) or _INSTRUCTION.search(norm):
         return True

@@ -13,6 +13,7 @@ NO_RECALL = [
     "sure", "yes", "yep", "no", "continue", "go on", "lol", "nice", "perfect", "got it", "sounds good", "👍", "...",
     # small talk: asks and says nothing
     "I'm new here.", "Nice to meet you!", "How are you doing today?", "I'm good, thanks", "初次见面", "我是新来的",
+    "Hi! I'm new here.", "Hey! Nice to meet you. Thanks!", "你好！初次见面。",
 ]
 RECALL = [
     "我喜欢喝什么咖啡？", "推荐一本书", "帮我写一封邮件", "上次说的那个路由器是什么型号", "我的过敏原有哪些",
