@@ -185,7 +185,20 @@ def _ask_middleware(mem: Any, conv: Conversation, questions: list[Any], clock: _
             clock.now += 2  # the model answers a couple of seconds later (as on the other surfaces)
             return ChatResult(generations=[ChatGeneration(message=AIMessage(_answer(lines)))])
 
-    agent = create_agent(FirstLine(), tools=[], middleware=[HermesMemoryMiddleware(memory=mem, llm=llm)],
+    class HostModel(BaseChatModel):
+        """The scripted host model as the chat model a LangChain user hands the middleware (``llm=``)."""
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted-host"
+
+        def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:
+            answer = llm.complete(str(messages[-1].content))
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(answer))])
+
+    host = HostModel() if llm is not None else None
+    agent = create_agent(FirstLine(), tools=[], middleware=[HermesMemoryMiddleware(memory=mem, llm=host)],
                          checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": session, "user_id": conv.sample_id}}
     for q in questions:

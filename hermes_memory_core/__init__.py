@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import hermes_memory_core._startup  # noqa: F401 - first: Ctrl-C while the command starts is one line
 from hermes_memory_core import errors
 from hermes_memory_core.config import MemoryConfig, RankingConfig
-from hermes_memory_core.context import TurnContext, aturn_context, turn_context
+from hermes_memory_core.context import TurnContext, aturn_context, says_something, turn_context
 from hermes_memory_core.errors import *  # noqa: F403 - every error class is public (errors.__all__)
 from hermes_memory_core.lifecycle.erasure import ErasureReport
 from hermes_memory_core.lifecycle.forgetting import ForgetReport
@@ -29,6 +29,7 @@ from hermes_memory_core.rendering import (
     shown_hit,
 )
 from hermes_memory_core.retrieval.gate import needs_permanent, should_recall
+from hermes_memory_core.retrieval.recall_policy import holds_no_answer
 from hermes_memory_core.short_term.session import SessionMemory, SessionView
 from hermes_memory_core.short_term.summarizer import ExtractiveSummarizer, LLMSummarizer, Summarizer
 from hermes_memory_core.trust.authority import others_words
@@ -116,6 +117,7 @@ __all__ = [
     "cli_user_hint",
     "memory_line",
     "memory_lines",
+    "holds_no_answer",
     "needs_permanent",
     "prompt_safe",
     "prompt_safe_hits",
@@ -123,6 +125,7 @@ __all__ = [
     "render_memory_block",
     "should_recall",
     "shown_hit",
+    "says_something",
     "turn_context",
     *errors.__all__,
 ]

@@ -15,7 +15,8 @@ same three protections and the same labels:
   brackets become their look-alikes ``‹ ›``, so no stored text can close the block (``</hermes_memory>``), open a
   new one or start a line of its own;
 - **labels** (:func:`memory_line`): what kind of memory it is and when — ``[2026-05-08 · the user said]`` for
-  conversation memories (``the assistant said`` for the assistant's words), ``[fact]`` for permanent facts,
+  conversation memories (``the assistant said`` for the assistant's words, ``the user passed on`` for someone
+  else's words the user quoted or forwarded: "Bob wrote: …"), ``[fact]`` for permanent facts,
   ``[profile]`` for long-term statements about the user, ``[note]`` for other short-term memories — so a model
   never mistakes what someone said for a fact about the user.
 """
@@ -28,6 +29,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.trust.read_verdicts import line_allowed, memory_allowed, shown_summary
 from hermes_memory_core.types import MemoryHit, MemoryType
 
@@ -143,7 +145,8 @@ def prompt_safe_summary(summary: str) -> str:
 def _label(hit: MemoryHit) -> str:
     day = time.strftime("%Y-%m-%d", time.gmtime(hit.created_at if hit.is_conversation else hit.updated_at))
     if hit.is_conversation:
-        who = "the assistant said" if hit.role == "assistant" else "the user said"
+        who = ("the assistant said" if hit.role == "assistant" else
+               "the user passed on" if others_words(hit.content) is not None else "the user said")
         return f"{day} · {who}"
     kind = {MemoryType.PERMANENT: "fact", MemoryType.LONG_TERM: "profile"}.get(hit.memory_type, "note")
     return f"{kind} · {day}"

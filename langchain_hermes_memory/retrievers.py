@@ -15,12 +15,40 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from hermes_memory_core import Caller, MemoryHit, MemoryProvider, MemoryType, prompt_safe_hits
+from hermes_memory_core import (
+    Caller,
+    MemoryHit,
+    MemoryProvider,
+    MemoryType,
+    aturn_context,
+    holds_no_answer,
+    prompt_safe_hits,
+    says_something,
+    turn_context,
+)
 from langchain_hermes_memory.llm import LangChainLLM
 
 __all__ = ["HermesRetriever"]
 
 _FILTERS = ("memory_types", "session_id", "tags", "time_range", "now")
+
+
+#: How many more memories a plain search reads than it returns, so that lines that answer nothing leave room for
+#: the next best.
+_SLACK = 8
+#: The most a search reads (the core's top_k limit).
+_MOST = 1000
+
+
+def _unfiltered(args: dict[str, Any]) -> bool:
+    """Whether a gated retrieval asks for a chat turn's recall as is (no session, tag or time filter)."""
+    return not args.get("session_id") and not args.get("tags") and args.get("time_range") is None
+
+
+def _shown(hits: list[MemoryHit], k: int) -> list[Document]:
+    """The first ``k`` of ``hits`` that a prompt may show and that can answer something, as documents."""
+    kept = [h for h in prompt_safe_hits(hits) if says_something(h) and not holds_no_answer(h)]
+    return [_document(h) for h in kept[:k]]
 
 
 def _document(hit: MemoryHit) -> Document:
@@ -76,10 +104,14 @@ class HermesRetriever(BaseRetriever):
     one else's). Asking for the permanent tier
     in ``memory_types`` with a caller that may not read it leaves it out with one warning.
 
-    ``gate=True`` makes it a chat-turn recall (:meth:`MemoryProvider.recall`): nothing for greetings and fillers
-    ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), long-term memories,
-    and permanent facts only for identity, configuration or compliance questions; ``memory_types`` is then not
-    used. Without it every query returns the ``k`` best memories, whatever they are.
+    ``gate=True`` makes it a chat turn's recall, the memories of the core's one turn context
+    (:func:`~hermes_memory_core.turn_context`, what the middleware puts in the system message): nothing for greetings
+    and fillers ("hi", "thanks", "继续"), nothing when no memory is relevant enough (``recall_min_score``), the user's
+    current fact on the question's topic first, permanent facts only for identity, configuration or compliance
+    questions; ``memory_types`` is then not used (with ``session_id``, ``tags`` or ``time_range``, the same recall
+    within them). Without it every query returns the ``k`` best memories whatever they are — except the lines that
+    can answer nothing: what the user only asked ("Where do I live?" said in an earlier chat), the assistant's
+    replies that it did not know, pleasantries and fillers ("Noted.", "thanks!") are passed over for the next best.
 
     Documents go into prompts, so the core's read-time guard runs on them (``prompt_safe_hits``, as every memory
     block does): a memory whose text the injection guard reads as an instruction to the assistant — stored by a
@@ -161,8 +193,18 @@ class HermesRetriever(BaseRetriever):
         k, args = self._search_args(kwargs)
         if args.get("memory_types") == []:  # only tiers the caller may not read
             return []
-        find = self.memory.recall if self.gate else self.memory.search
-        return [_document(h) for h in prompt_safe_hits(find(query, user_id=self.user_id, top_k=k, **args))]
+        if self.gate:
+            if _unfiltered(args):
+                hits = turn_context(self.memory, query, user_id=self.user_id, top_k=k, caller=args["caller"],
+                                    llm=args.get("llm"), now=args.get("now")).hits
+                return [_document(h) for h in hits]
+            return _shown(self.memory.recall(query, user_id=self.user_id, top_k=k, **args), k)
+        size = k + _SLACK
+        while True:  # read on while the lines that answer nothing filled the page
+            found = self.memory.search(query, user_id=self.user_id, top_k=size, **args)
+            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
+                return _shown(found, k)
+            size = min(4 * size, _MOST)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -170,5 +212,15 @@ class HermesRetriever(BaseRetriever):
         k, args = self._search_args(kwargs)
         if args.get("memory_types") == []:
             return []
-        find = self.memory.arecall if self.gate else self.memory.asearch
-        return [_document(h) for h in prompt_safe_hits(await find(query, user_id=self.user_id, top_k=k, **args))]
+        if self.gate:
+            if _unfiltered(args):
+                ctx = await aturn_context(self.memory, query, user_id=self.user_id, top_k=k, caller=args["caller"],
+                                          llm=args.get("llm"), now=args.get("now"))
+                return [_document(h) for h in ctx.hits]
+            return _shown(await self.memory.arecall(query, user_id=self.user_id, top_k=k, **args), k)
+        size = k + _SLACK
+        while True:
+            found = await self.memory.asearch(query, user_id=self.user_id, top_k=size, **args)
+            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
+                return _shown(found, k)
+            size = min(4 * size, _MOST)

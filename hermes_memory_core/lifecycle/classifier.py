@@ -20,7 +20,7 @@ from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
-from hermes_memory_core.text.fact_topics import TOPICS
+from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
@@ -34,6 +34,7 @@ __all__ = [
     "LLMClassifier",
     "RuleClassifier",
     "fact_key_of",
+    "is_hypothetical",
     "parse_classification",
     "rewrites",
     "rule_normalize",
@@ -308,6 +309,8 @@ _LONG_TERM = re.compile(
     r"|\bi\b.{0,40}\b(?:every|each) (?:day|morning|evening|night|week|weekend|month)\b|\b(?:daily|weekly)\b"
     r"|\bi (?:play|practi[cs]e|speak|collect|volunteer|run|swim|cycle|paint|cook)\b.{0,40}\b(?:on weekends|at weekends|"
     r"in my free time|for fun|as a hobby)\b|\bmy hobby\b|\bi(?:'m| am) learning\b"
+    r"|\bi (?:also |still )?play (?:the )?(?:" + INSTRUMENTS + r"|" + SPORTS + r")\b"
+    r"|我(?:也|还)?会?(?:弹|拉|打|吹)(?:钢琴|吉他|大提琴|小提琴|架子鼓|鼓|篮球|网球|羽毛球|乒乓球|高尔夫|长笛|萨克斯)"
     r"|\bi (?:also |can |do )?speak (?:a little |a bit of |some |fluent |basic )?(?:\w+(?:ish|ese)|german|french|"
     r"russian|arabic|hindi|italian|korean|mandarin|cantonese|dutch|greek|hebrew|thai|swahili)\b"
     r"|我(?:也|还)?会(?:说|讲)(?:一点|一些|流利的)?\w{0,3}(?:语|话|文)"
@@ -360,9 +363,14 @@ def _with_subject(piece: str) -> str:
     """A clause that lost its subject to the one before, given it back ("work as a nurse" → "I work as a nurse",
     "是一名护士" → "我是一名护士"); a clause with a first-person word of its own is kept as it is."""
     text = piece.strip()
-    if not text or _FIRST_PERSON.search(text.lower()):
+    if not text or _FIRST_PERSON.search(text.lower()) or _NAMES_THE_LAST.match(text):
         return text
     return "我" + text if _HAN.search(text) else "I " + text
+
+
+#: A clause that names what the clause before it spoke of ("我换了个新领导，叫李娜", "I got a new boss, called Ana"):
+#: its subject is that thing, never the user.
+_NAMES_THE_LAST = re.compile(r"(?:叫|名叫|名字叫|姓|called|named|whose name is)\b|(?:叫|名叫|名字叫|姓)", re.IGNORECASE)
 
 
 def _fact_key(text: str) -> str | None:
@@ -394,7 +402,8 @@ def split_facts(content: str) -> list[str]:
     groups: list[tuple[str, str | None]] = []
     for piece, sep in zip(pieces, seps, strict=True):
         # a subject alone ("My wife" of "My wife and I live in Rome") states nothing: it joins the clause it starts
-        key = _fact_key(_with_subject(piece)) if piece.strip() and not _SUBJECT_ALONE.match(piece) else None
+        key = (_fact_key(_with_subject(piece)) if piece.strip() and not _SUBJECT_ALONE.match(piece)
+               and not _NAMES_THE_LAST.match(piece.strip()) else None)
         if groups and (key is None or groups[-1][1] is None or groups[-1][1] == key):
             text, current = groups[-1]
             groups[-1] = (text + sep + piece, current or key)
@@ -414,6 +423,22 @@ _PASSING = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|ri
                       r"|今天|今晚|今早|此刻|这会儿")
 
 
+#: A statement of what is not so: a condition, a wish, a plan to look for something ("If I were a teacher…", "I wish I
+#: lived in Rome", "我在找工作", "我想换工作").
+_HYPOTHETICAL = re.compile(
+    r"^\s*(?:if|suppose|supposing|imagine|what if)\b|\bif i (?:were|was|had|could|lived|worked)\b|\bi wish\b"
+    r"|\bi(?:'d| would) (?:love|like|want) to (?:be|live|work|become)\b|\bi(?:'m| am) (?:looking for|thinking about|"
+    r"thinking of|considering) (?:a )?(?:new )?(?:job|work|moving|becoming|going)\b"
+    r"|如果|要是|假如|假设|但愿|我(?:想|打算|准备|考虑)(?:要)?(?:当|成为|换|去|搬)|我在找工作"
+)
+
+
+def is_hypothetical(text: str) -> bool:
+    """Whether a statement says what is not so — a condition, a wish, a plan ("If I were a teacher, I'd quit", "我想换
+    工作"): never a fact, nor a change of one."""
+    return bool(_HYPOTHETICAL.search(text.lower()))
+
+
 class RuleClassifier:
     """Deterministic fallback classifier and normaliser for first-person statements (no LLM)."""
 
@@ -421,6 +446,8 @@ class RuleClassifier:
         text = content.lower()
         if not _FIRST_PERSON.search(text):
             return Classification(MemoryType.SHORT_TERM, "rules: not a first-person statement about the user")
+        if is_hypothetical(text):  # "If I were a teacher, I'd quit", "如果我是老师就好了": not what is
+            return Classification(MemoryType.SHORT_TERM, "rules: a hypothetical or a wish, not a fact")
         if _PASSING.search(text) and not is_change(text):  # "My cat is sick today": about the cat, not a fact of it
             return Classification(MemoryType.SHORT_TERM, "rules: a passing remark about today, not a lasting fact")
         for pattern, key in _PERMANENT_RULES:
@@ -451,9 +478,12 @@ def rule_normalize(content: str) -> str:
     return (text[:1].upper() + text[1:])[:500]
 
 
-#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "I'm vegetarian, btw.",
+#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "Some news: I'm a paramedic
+#: now", "I'm vegetarian, btw.",
 #: "对了，我吃素").
 _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just so you know|for the record)[,:\s]+"
+                         r"|^(?:guess what|(?:some |big |good |great |exciting )?news|(?:a )?(?:quick )?update|(?:quick |side )?note"
+                         r"|note to self|reminder to self|real talk|long story short|summary)\s*[,:!—-]\s*"
                          r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 

@@ -22,6 +22,7 @@ import re
 from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.lifecycle.dedupe import language
 from hermes_memory_core.storage.filters import MemoryFilter
+from hermes_memory_core.text.fact_topics import INSTRUMENTS
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryRecord, MemoryType
@@ -42,7 +43,8 @@ _CHANGE = re.compile(
     r"|\bnow (?:use|uses|prefer|prefers|drink|drinks|live|lives|work|works|eat|eats|have|has)\b|\binstead of\b"
     r"|\b(?:started|began|took up|picked up)\b|\bthese days\b|\bnowadays\b|\bfrom now on\b"
     r"|不再|戒了|戒掉|戒(?=烟|酒|糖|咖啡|奶茶)|改用|改喝|改吃|改成|改为|改到|换成|换了|换到|转用|转向|搬到|搬去|搬家"
-    r"|现在(?:改|开始|不|只)|已经不|不.{0,6}了$|又开始|重新开始|开始(?:喝|吃|用|学|跑|练|做)|最近(?:不|开始|改)"
+    r"|\b(?:play|plays|speak|speaks)\b[^.!?,;]{1,30}\bnow\b(?! and then)|改(?:弹|拉|学|练|打|开)"
+    r"|现在(?:改|开始|不|只)|已经不|不.{0,6}了[。.!！]?$|又开始|重新开始|开始(?:喝|吃|用|学|跑|练|做)|最近(?:不|开始|改)"
 )
 def _words(text: str) -> list[str]:
     return text.split()
@@ -63,6 +65,7 @@ _TOPICS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:run|running|jog|gym|yoga|swim|swimming|cycling)\b|跑步|健身|游泳|瑜伽|骑行"), "exercise"),
     (re.compile(r"\b(?:car|bike|bus|subway|metro|train|drive|drives|commute)\b|开车|地铁|公交|自行车|通勤"), "commute"),
     (re.compile(r"\b(?:iphone|android|phone)\b|手机"), "phone"),
+    (re.compile(r"\b(?:" + INSTRUMENTS + r")\b|钢琴|吉他|大提琴|小提琴|鼓|长笛|萨克斯"), "instrument"),
 ]
 #: Words too common to show two statements share a subject.
 _GENERIC = frozenset(_words(
@@ -139,6 +142,7 @@ def _topic_words(name: str) -> list[str]:
         "exercise": ["run", "running", "gym", "yoga", "swim", "跑步", "健身", "游泳"],
         "commute": ["car", "bike", "bus", "subway", "train", "drive", "开车", "地铁", "公交"],
         "phone": ["iphone", "android", "phone", "手机"],
+        "instrument": ["piano", "guitar", "cello", "violin", "drums", "flute", "钢琴", "吉他", "提琴"],
     }.get(name, [])
 
 

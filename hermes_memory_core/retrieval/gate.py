@@ -26,6 +26,13 @@ _ZH_FILLERS = [
     "知道了", "了解", "对", "记下了", "记住了", "明白了", "好嘞", "是的", "不用了", "不客气", "辛苦了", "在吗", "好吧", "ok", "谢啦", "太好了", "棒",
     "你", "您", "了", "啦", "呀", "吧", "呢", "的", "哈", "呵", "嘿", "哇",
 ]
+#: Whole sentences of small talk that ask and say nothing ("I'm new here.", "Nice to meet you!", "How are you?").
+_SMALL_TALK = re.compile(
+    r"(?:i'?m|i am) new (?:here|to this)|(?:it'?s )?(?:my )?first time (?:here|using this)|(?:it'?s )?"
+    r"(?:nice|glad|pleased|good|great) to (?:meet|see|talk to) you(?: too| again)?|long time no see|how are you(?: doing)?(?: today)?"
+    r"|how(?:'s| is) it going|what'?s up|(?:i'?m|i am) (?:good|fine|great|well|ok|okay)(?:,? thanks?(?: you)?)?(?:,? and you)?"
+    r"|我是新来的|初次见面|很高兴(?:认识|见到)(?:你|您)|好久不见|你好吗|最近(?:好|怎么样)吗?|我(?:很)?好(?:，|,)?谢谢"
+)
 _ZH_FILLER_RE = re.compile("|".join(sorted(map(re.escape, _ZH_FILLERS), key=len, reverse=True)))
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _QUESTION = re.compile(
@@ -46,6 +53,16 @@ def should_recall(text: str) -> bool:
     """
     norm = unicodedata.normalize("NFKC", text).strip().lower()
     if not norm:
+        return False
+    pieces = [p for p in re.split(r"(?<=[.!?。！？~～])\s*", norm) if p.strip(" .!~。！～?？")]
+    if len(pieces) > 1:  # "Hi! I'm new here.": every sentence small talk or a filler
+        return any(_asks_or_says(p) for p in pieces)
+    return _asks_or_says(norm)
+
+
+def _asks_or_says(norm: str) -> bool:
+    """:func:`should_recall` of one normalised sentence."""
+    if _SMALL_TALK.fullmatch(norm.strip().rstrip(" .!~。！～?？")):
         return False
     if _QUESTION.search(norm) or _INSTRUCTION.search(norm):
         return True

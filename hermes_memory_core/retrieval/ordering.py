@@ -14,10 +14,11 @@ import re
 from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.text.perspective import has_first_person
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
+from hermes_memory_core.trust.authority import others_words
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["ADDRESSED", "about_user_alone", "asks_about_talk", "close_to_best", "on_topic", "on_topic_first",
-           "said_about_first", "speaker_first"]
+           "passed_on", "said_about_first", "speaker_first"]
 
 
 def on_topic(hit: MemoryHit, topics: frozenset[str]) -> bool:
@@ -85,8 +86,14 @@ def speaker_first(hits: list[MemoryHit], keep: frozenset[str] = frozenset()) -> 
     assistant's lines: the user is the authority on themselves, and a reply found by the question's words ("That's a
     fun instrument.") is context, not the answer. The hits in ``keep`` (the reply the user got when they asked this
     same question before) stay where they stand. Each group keeps its order."""
-    theirs = [h for h in hits if h.role != "assistant" or h.id in keep]
-    return theirs + [h for h in hits if h.role == "assistant" and h.id not in keep]
+    mine = {h.id for h in hits if h.id in keep or (h.role != "assistant" and not passed_on(h))}
+    return [h for h in hits if h.id in mine] + [h for h in hits if h.id not in mine]
+
+
+def passed_on(hit: MemoryHit) -> bool:
+    """Whether a line of a conversation holds someone else's words the user passed on (a quoted or forwarded
+    message, another speaker's line: :func:`~hermes_memory_core.trust.authority.others_words`)."""
+    return (hit.is_conversation or hit.dialogue) and others_words(hit.content) is not None
 
 
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),

@@ -54,6 +54,7 @@ from hermes_memory_core.retrieval.recall_policy import (
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.relevance_model import default_model
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
+from hermes_memory_core.text.fact_topics import names_a_member
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import asking_part, is_question, question_key
@@ -159,7 +160,10 @@ class Recaller:
         about_user = about_user_alone(asked)
         ordered = on_topic_first(speaker_first(hits, frozenset(h.id for h in repeat)) if about_user else hits, topics)
         ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
-        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat))
+        # the user's fact on the topic, the reply to the same question, or a line naming what a "which instrument /
+        # sport / language" question asks for ("The user took up the violin" shares no word with the question)
+        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat)
+                                      or any(names_a_member(asked, h.content) for h in ordered[:k]))
         talk = about_talk and any(h.is_conversation or h.dialogue for h in hits)
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
         focus = focus_terms(to_third_person(asked, keep_requests=True))

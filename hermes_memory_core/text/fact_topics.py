@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["TOPICS", "FactTopic"]
+__all__ = ["CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "names_a_member"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,66 @@ class FactTopic:
     key: str
     statement: re.Pattern[str]
     question: re.Pattern[str]
+
+
+#: Job nouns of the English occupation statement ("I'm a paramedic now", "I became a pharmacist").
+_JOBS = (r"engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|programmer|"
+         r"accountant|journalist|chef|driver|paramedic|pharmacist|architect|pilot|firefighter|electrician|plumber|"
+         r"carpenter|mechanic|librarian|consultant|researcher|professor|lecturer|dentist|surgeon|vet|veterinarian|"
+         r"therapist|physiotherapist|anaesthetist|anesthesiologist|cashier|waiter|waitress|barista|photographer|"
+         r"musician|writer|editor|translator|salesperson|receptionist|secretary|police officer|officer|soldier|"
+         r"farmer|banker|entrepreneur|freelancer|contractor|tutor|coach|social worker|clerk|intern|technician|"
+         r"radiologist|psychologist|economist|data scientist|product manager|paralegal")
+
+
+#: A job noun as the object of "I am a …" / "I became a …": an optional word before it that is not a judgement ("a
+#: terrible driver", "a big Doctor Who fan" are no jobs), and nothing after it that makes it someone else's or a kind
+#: of fan ("a nurse's daughter").
+_JOB = (r"(?:(?!(?:terrible|good|great|bad|big|huge|awful|better|worse|lousy|careful|safe|fast|slow|nervous|decent|poor|"
+        r"amateur|wannabe|failed|frustrated|born|natural|backseat|sunday|total|real|proud)\b)\w+ )?(?:" + _JOBS
+        + r")\b(?!'s|\s+(?:who|fan|friend|wannabe|'s)\b)")
+#: What a user drives: kinds of vehicle, makes and common models.
+_CARS = (r"car|suv|truck|van|minivan|pickup|hatchback|sedan|motorbike|motorcycle|scooter|electric car|ev|tesla|honda|"
+         r"toyota|bmw|ford|audi|volkswagen|vw|mercedes|benz|nissan|hyundai|kia|mazda|subaru|volvo|chevy|chevrolet|jeep|"
+         r"porsche|lexus|byd|prius|civic|corolla|camry|model [3sxy]")
+
+
+#: Instruments and sports a user plays, as a pattern's alternatives ("I play the cello" is a habit of the user).
+INSTRUMENTS = (r"piano|guitar|cello|violin|viola|drums|flute|saxophone|sax|clarinet|trumpet|trombone|bass|ukulele|"
+               r"harp|organ|keyboard|banjo|harmonica|accordion")
+SPORTS = (r"tennis|football|soccer|basketball|chess|golf|badminton|volleyball|baseball|hockey|squash|cricket|rugby|"
+          r"table tennis|ping pong|pickleball")
+
+
+#: Kinds of thing a question names, and how a line says the user does one of them: "What instrument do I play?" is
+#: answered by "The user took up the violin", which shares no word with it. Only the user's own doing counts ("My
+#: brother plays piano", "The user loves Chinese food" name a member, not the user's). Patterns match lower-cased text.
+_DOER_EN = r"\b(?:i|the user)\b(?:\s+[\w']+){0,8}?\s+"
+_DOER_ZH = r"(?:^|[^哥姐弟妹儿女爸妈友夫妻子])(?:我|用户)(?:也|还|会|现在|平时|每周|周末|一般|经常|常|在|开始|改)*"
+_KINDS = (
+    (r"\binstruments?\b|乐器",
+     _DOER_EN + r"(?:play(?:s|ed|ing)?|took up|picked up|learn(?:s|ed|ing|t)?|practi[cs](?:e|es|ed|ing)|switched (?:from "
+     r"[\w ]{1,20} )?to)\s+(?:the\s+|my\s+)?(?:" + INSTRUMENTS + r")\b"
+     + r"|" + _DOER_ZH + r"(?:弹|拉|吹|打|学|练)了?(?:钢琴|吉他|大提琴|小提琴|架子鼓|长笛|萨克斯|古筝|二胡)"),
+    (r"\bsports?\b|运动|体育",
+     _DOER_EN + r"(?:play(?:s|ed|ing)?|took up|picked up|do(?:es)?|go(?:es)?|practi[cs](?:e|es|ed|ing))\s+(?:the\s+)?(?:"
+     + SPORTS + r"|running|swimming|cycling|yoga|hiking|climbing|skiing|surfing|boxing)\b"
+     + r"|" + _DOER_ZH + r"(?:打|踢|去|练|学)?了?(?:篮球|网球|羽毛球|乒乓球|足球|跑步|游泳|骑行|瑜伽|爬山|滑雪|拳击)"),
+    (r"(?<!programming )\blanguages?\b|(?<!编程)语言|外语",
+     _DOER_EN + r"(?:speak(?:s|ing)?|learn(?:s|ed|ing|t)?|stud(?:y|ies|ied|ying))\s+(?:a (?:little|bit of) |some |fluent |"
+     r"basic )?(?:english|german|french|spanish|italian|portuguese|russian|arabic|hindi|japanese|korean|mandarin|chinese|"
+     r"cantonese|dutch|greek|hebrew|thai|turkish|polish|swedish)\b"
+     + r"|" + _DOER_ZH + r"(?:说|讲|学)(?:一点|一些|流利的)?(?:英语|德语|法语|西班牙语|意大利语|葡萄牙语|俄语|阿拉伯语|日语|韩语|普通话|中文|粤语)"),
+)
+CATEGORIES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(kind), re.compile(doing)) for kind, doing in _KINDS)
+
+
+def names_a_member(question: str, content: str) -> bool:
+    """Whether ``content`` says the user does one of the kind of thing ``question`` asks about (see
+    :data:`CATEGORIES`)."""
+    q, c = question.lower(), content.lower()
+    return any(kind.search(q) and members.search(c) for kind, members in CATEGORIES)
 
 
 #: Every topic, in the order the rules try them on a statement (the first that matches keys it): its key, then the
@@ -49,42 +109,67 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大",
         ),
         "occupation": (
-            (r"\bi work (?:as|at|for)\b|\bmy job\b|\bi(?: am|'m) (?:now |currently )?an? (?:\w+ )?"
-             r"(?:engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manager|student|scientist|"
-             r"programmer|accountant|journalist|chef|driver)\b|\bi (?:now |currently )?work (?:as|at|for)\b"
-             r"|我(?:现在|目前)?在.{1,20}(?:工作|上班)|我的工作|我?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作|跳槽"
-             r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家)"
-             r"|(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,8}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|护士|会计|"
-             r"记者|厨师|司机|教师|麻醉师)|我(?:现在|目前|已经)?(?:是|当)(?:一名|一个|了)?.{0,6}"
-             r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师)|我(?:现在|目前)?是一名"),
+            (r"\b(?:i|and) (?:now |currently |still )?work (?:as|at|for)\b|\bmy (?:new |current )?job (?:is (?:as|at|with) |title is |as )"
+             r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bmy new job at\b|\bi(?: am|'m) (?:now |currently |still )?(?:working |employed )?(?:as )?an? " + _JOB
+             + r"|\bi(?: have|'ve)? (?:just )?(?:became|become|retrained as|qualified as|trained as) an? " + _JOB
+             + r"|\bi (?:just )?(?:got|started|landed|took) (?:a |my )?(?:new )?job\b(?! (?:interview|offer|application))"
+             r"|\bi(?: have|'ve)? (?:just )?(?:switched|changed) (?:careers?|jobs?)\b"
+             r"|\bi(?: am|'m| have|'ve)? (?:just )?retired\b(?! (?:my|the|a|an|it|this|that|our|his|her|them)\b)"
+             r"|我(?:现在|目前)?在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我的工作是|我(?:已经|刚|刚刚)?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作"
+             r"|我(?:已经|刚|刚刚)?跳槽|我退休了"
+             r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家)(?!的)"
+             r"|我(?:现在|目前|已经)?(?:是|当|成为)(?:一名|一个|了)?.{0,6}"
+             r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师|急救员|药剂师|"
+             r"建筑师|飞行员|警察|消防员|研究员|教授|作家|翻译|会计师|麻醉师)(?!的)"
+             r"|^我.{0,20}[，,]\s*(?:我)?(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,6}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|"
+             r"护士|会计|记者|厨师|司机|教师|急救员|药剂师|麻醉师)|我(?:现在|目前)?是一名(?!.{0,8}的(?:女儿|儿子|妻子|丈夫))"),
             (r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
              r"|工作|职业|上班|做什么的|公司"),
         ),
         "residence": (
-            (r"\bi (?:now |currently |still )?live in\b|\bmy address\b"
+            (r"\bi (?:now |currently |still )?live in\b(?! (?:fear|hope|denial|the moment|the past|a bubble|peace|dread)\b)"
+             r"|\bmy address\b"
              r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
-             r"|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住)|我(?:从.{1,12})?搬(?:家)?到"),
-            (r"\b(?:live[sd]?|living|address|city|town|country|home|moved|reside\w*)\b"
+             r"|我(?:现在|目前)?在.{1,10}住(?!院|宿|店|酒店)|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住(?!院|宿|店|酒店|了一晚))|我(?:从.{1,12})?搬(?:家)?到"),
+            (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|home|moved|reside\w*)\b"
              r"|住|地址|城市|搬|家在|哪个城市"),
         ),
         "pet": (
-            (r"\bmy (?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b|\bi have an? (?:cat|dog|pet|puppy|kitten)\b"
-             r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)|我养了"),
+            (r"\bmy (?:new )?(?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)(?:'s name is| is (?:called|named|an?) |,? [a-z]+,? is an? )"
+             r"|\bi (?:have|got|adopted) an? (?:new )?(?:\w+ )?(?:cat|dog|pet|puppy|kitten|rabbit|hamster|parrot)\b"
+             r"|我(?:的|家)?(?:猫|狗|宠物|小猫|小狗|兔子)(?:叫|名叫|是)|我(?:新)?养了"),
             r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物",
         ),
         "family": (
-            (r"\bmy (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
+            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b(?!'s)"
              r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
             (r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|family|relatives?)\b"
              r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
         ),
         "boss": (
-            r"\bmy (?:boss|manager|supervisor|line manager)\b|\bi report to\b|我(?:的|们)?(?:老板|领导|上司|顶头上司)",
+            (r"\bmy (?:new |current )?(?:boss|manager|supervisor|line manager)(?:'s name is| is (?:now )?(?:called |named )?"
+             r"(?!(?:so|very|really|too|quite|pretty|kind|a|an|the|not|always|never|on|in|off|out|away|back|here|there|"
+             r"annoying|great|nice|mean|strict|awesome|terrible|awful|cool|rude|busy|sick|angry|happy|upset|late|going|"
+             r"leaving|coming|being|getting|fine|ok|okay|good|bad|new|old|young|retiring|moving)\b)[a-z])"
+             r"|\bi (?:now )?report to\b|\bi (?:have|got|'ve got) a new (?:boss|manager|supervisor)(?:,| called| named| -)"
+             r"|我(?:换|有)了(?:一个|个)?新(?:老板|领导|上司)[，,]?\s*(?:叫|名叫|是)"
+             r"|我(?:现在|目前)?(?:的|们)?(?:新)?(?:老板|领导|上司|顶头上司)(?:叫|是|姓|名叫|换成)|我(?:现在)?(?:向|给).{1,10}汇报"),
             r"\b(?:boss|manager|supervisor)\b|\breport(?:s|ing)? to\b|老板|领导|上司|汇报",
         ),
         "diet": (
-            r"\bi(?: am|'m) (?:vegetarian|vegan)\b|我(?:吃素|是素食)",
-            r"\b(?:vegetarian|vegan|diet|eat|food)\b|素|饮食|吃",
+            (r"\bi(?: am|'m| have|'ve)? (?:now |just |recently )?(?:a )?(?:went|gone|become|became|turned|been)? ?"
+             r"(?:vegetarian|vegan|pescatarian|pescetarian)\b|\bi(?: am|'m) on an? (?:\w+ )?(?:keto|paleo|gluten-free|"
+             r"low-carb|vegan|vegetarian) diet\b|\bi (?:don't|do not|no longer|never) eat (?:any )?meat\b"
+             r"|\bi (?:stopped|quit) eating meat\b|我(?:现在|已经|开始)?(?:吃素|是素食|不吃肉|只吃鱼(?!香))"),
+            r"\b(?:vegetarian|vegan|pescatarian|pescetarian|diet|eat|food|meat)\b|素|饮食|吃",
+        ),
+        "vehicle": (
+            (r"\bi (?:now |currently |still )?drive an? (?:\w+ ){0,2}?(?:" + _CARS + r")\b|\bmy (?:new |current )?car is (?:now )?an? \b"
+             r"|\bi (?:now )?own an? (?:\w+ )?(?:" + _CARS + r")\b"
+             r"|\bi (?:just )?(?:bought|got) (?:myself )?an? (?:new |used |second-hand )?(?:\w+ )?(?:" + _CARS + r")\b"
+             r"|\bi (?:just )?(?:sold|traded in) my (?:[\w-]+ ){0,3}?(?:and (?:bought|got)|for) an? "
+             r"|我(?:现在)?开(?:的是|一辆|着一辆)|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?新车"),
+            r"\b(?:car|cars|vehicle)\b|\bdo i drive\b|汽车|车子|开车|开的车|什么车|的车|车是|车牌|买车|换车",
         ),
     }.items()
 )

@@ -66,8 +66,13 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
+#: An opening that announces news rather than asking ("Guess what, …", "You know what? …").
+_NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)", re.IGNORECASE)
+
+
 def _sentence_asks(sentence: str) -> bool:
     s = unicodedata.normalize("NFKC", sentence).strip().strip("\"'“”‘’").strip()
+    s = _NEWS_OPENING.sub("", s)  # "Guess what, I became a pharmacist!" tells
     if not s:
         return False
     if _ASKS_AT_END.search(s):

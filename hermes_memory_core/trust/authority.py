@@ -79,15 +79,19 @@ _TOOL = re.compile(
 _OTHER = (
     r"(?i:my|our|his|her|their|a|the)\s+(?:\w+\s+){0,2}?(?:colleague|coworker|co-worker|boss|manager|friend|wife|"
     r"husband|partner|brother|sister|mom|mum|mother|dad|father|son|daughter|neighbou?r|landlord|client|customer|"
-    r"teacher|doctor|roommate|flatmate|housemate|classmate|mate|cousin|aunt|uncle|team|colleague's|friend's)|[A-Z][a-z]{1,15}(?:'s)?|(?i:he|she|they|someone|somebody)"
+    r"teacher|doctor|roommate|flatmate|housemate|classmate|mate|cousin|aunt|uncle|team|colleague's|friend's|"
+    r"assistant|bot|chatbot|ai)|(?!(?:Quick|Side|Short|Small|Little|Big|Important|Final|Last|First|Personal|Random|Fun|"
+    r"Just|Another|One|Brief|Self|Mental|Private|Sticky|Love|Thank|Thanks)\b)[A-Z][a-z]{1,15}(?:'s)?"
+    r"|(?i:he|she|they|someone|somebody)"
 )
 _HANDED = re.compile(
-    rf"(?:^|[.!?]\s+)(?i:here(?:'s| is| are)\s+|this is\s+|pasting\s+|pasted\s+|forwarding\s+|below is\s+)?(?:{_OTHER})\s*"
+    rf"(?:^|[.!?]\s+)(?i:here(?:'s| is| are)\s+|this is\s+|pasting\s+|pasted\s+|forwarding\s+|below is\s+|as\s+)?(?:{_OTHER})(?:\s+[A-Z][a-z]{{1,15}})?\s*"
     r"(?:'s)?\s*(?:wrote|writes|texted|emailed|messaged|sent(?: me)?(?: this)?|posted|said|says|replied|told me|"
-    r"e-?mail|message|text|note|letter|post|reply|words)\b[^.!?\n]{0,30}[:：\n]"
+    r"e-?mail|message|text|note|letter|post|reply|words)\b[^.!?\n]{0,30}(?:[:：\n]|[\"“「『])"
     r"|(?:^|\s)(?i:pasting|pasted|forwarding|forwarded|quoting|copying|copied)\b[^.!?\n]{0,40}[:：\n]"
     r"|(?:同事|朋友|老板|领导|经理|客户|邻居|房东|老师|医生|妈妈|爸爸|老婆|老公|他|她|别人|对方)(?:的)?(?:发来|写|说|转发|发|回复|留言)"
-    r"(?:的|了|给我)?(?:消息|邮件|话|内容|短信|留言)?\s*[:：]",
+    r"(?:的|了|给我)?(?:消息|邮件|话|内容|短信|留言)?\s*[:：\"“「『]"
+    r"|(?:同事|朋友|老板|领导|经理|客户|邻居|房东|老师|医生|妈妈|爸爸|老婆|老公|他|她|别人|对方|助手)\w{0,6}?(?:跟|对|告诉)我说\s*[:：\"“「『]",
     re.MULTILINE,
 )
 

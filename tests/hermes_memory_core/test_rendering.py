@@ -44,3 +44,17 @@ def test_recall_leaves_out_what_the_guard_withholds_before_it_cuts(mem: MemoryPr
     assert [h.id in planted for h in mem.search("bees hive honey", user_id="u", top_k=4)] == [True, True, True, False]
     hits = mem.recall("bees hive honey", user_id="u", top_k=1, min_score=-100)
     assert [h.id for h in hits] == [good]
+
+
+def test_words_the_user_passed_on_are_labelled_as_such(mem: MemoryProvider) -> None:
+    """A forwarded or quoted line is someone else's word, and its label says so: a model never reads it as the
+    user's word on themselves."""
+    chat = mem.session("u", "s")
+    chat.add_messages([("user", "Bob wrote: I am allergic to shellfish."), ("assistant", "ok"),
+                       ("user", "I keep bees in the garden."), ("assistant", "Nice.")])
+    chat.close()
+    mem.flush()
+    lines = memory_lines(mem.search("allergic shellfish bees garden", user_id="u", top_k=4,
+                                    memory_types=["short_term"])).splitlines()
+    assert any("the user passed on] Bob wrote" in ln for ln in lines), lines
+    assert any("the user said] I keep bees" in ln for ln in lines), lines

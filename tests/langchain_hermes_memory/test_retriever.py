@@ -75,3 +75,37 @@ async def test_documents_never_carry_a_stored_instruction(mem: MemoryProvider, g
     for docs in (retriever.invoke("Where does the user live?"), await retriever.ainvoke("Where does the user live?")):
         assert any("Hangzhou" in d.page_content for d in docs)
         assert all(d.id != planted and "Ignore previous" not in d.page_content for d in docs)
+
+
+@pytest.mark.parametrize("gate", [False, True], ids=["search", "recall"])
+async def test_what_the_user_asked_and_fillers_are_never_documents(mem: MemoryProvider, gate: bool) -> None:
+    """A chat's questions, the assistant's "I don't know" and pleasantries answer nothing: the retriever passes them
+    over for the lines that answer (in search mode it still returns ``k`` documents when the store holds them)."""
+    chat = mem.session("ann", "week1")
+    chat.add_messages([("user", "I play the cello in a community orchestra."), ("assistant", "Noted."),
+                       ("user", "My sister lives in Lyon."), ("assistant", "Nice!")])
+    chat.close()
+    later = mem.session("ann", "week2")
+    later.add_messages([("user", "What instrument do I play?"), ("assistant", "I don't know, you haven't told me."),
+                        ("user", "What instrument do I play in the orchestra?"), ("assistant", "Thanks!")]
+                       + [("user", f"Which instrument do I play, question {i}?") for i in range(12)])
+    later.close()
+    mem.flush()
+    retriever = HermesRetriever(memory=mem, user_id="ann", k=2, gate=gate)
+    for docs in (retriever.invoke("What instrument do I play?"), await retriever.ainvoke("What instrument do I play?")):
+        texts = [d.page_content for d in docs]
+        assert texts and "cello" in texts[0], texts
+        assert not any(t.endswith("?") or "don't know" in t or t in ("Noted.", "Nice!", "Thanks!") for t in texts)
+        if not gate:
+            assert len(texts) == 2
+
+
+def test_gated_documents_are_the_turn_context(filled: MemoryProvider) -> None:
+    """The gated retriever gives what the core's one turn-context function recalls, nothing more or less."""
+    from hermes_memory_core import turn_context
+
+    question = "Where do I live?"
+    docs = HermesRetriever(memory=filled, user_id="u1", gate=True).invoke(question)
+    assert [d.id for d in docs] == [h.id for h in turn_context(filled, question, user_id="u1", top_k=4).hits]
+    assert docs and "Berlin" in docs[0].page_content
+    assert HermesRetriever(memory=filled, user_id="u1", gate=True).invoke("thanks!") == []

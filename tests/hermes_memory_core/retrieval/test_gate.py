@@ -11,6 +11,9 @@ NO_RECALL = [
     "继续", "接着说", "好吧", "收到", "明白了", "没问题", "再见", "拜拜", "辛苦了", "ok", "OK!", "okay", "thanks",
     "thank you!", "thx", "hi", "hello", "hey there", "good morning", "bye", "see you later", "cool", "great, thanks",
     "sure", "yes", "yep", "no", "continue", "go on", "lol", "nice", "perfect", "got it", "sounds good", "👍", "...",
+    # small talk: asks and says nothing
+    "I'm new here.", "Nice to meet you!", "How are you doing today?", "I'm good, thanks", "初次见面", "我是新来的",
+    "Hi! I'm new here.", "Hey! Nice to meet you. Thanks!", "你好！初次见面。",
 ]
 RECALL = [
     "我喜欢喝什么咖啡？", "推荐一本书", "帮我写一封邮件", "上次说的那个路由器是什么型号", "我的过敏原有哪些",
@@ -22,6 +25,7 @@ RECALL = [
     "book a table for two", "what did I say about my budget", "show my open tasks", "marathon training plan",
     "the router model", "tell me a joke about cats", "explain my last invoice", "hiking boots",
     "continue with the Airflow migration", "ok, now summarise the meeting notes", "thanks — and what about the budget?",
+    "I'm new here, where do I start?", "I'm new to Python", "How are you going to store my data?",
 ]
 
 

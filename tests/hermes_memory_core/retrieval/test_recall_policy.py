@@ -82,9 +82,10 @@ def test_a_fact_says_once_what_the_users_line_said() -> None:
 
 def test_a_line_of_pleasantries_holds_no_answer() -> None:
     for text, role in [("Hi!", "user"), ("Thanks, that's all", "user"), ("Welcome! How can I help?", "assistant"),
-                       ("不客气", "assistant"), ("Noted.", "assistant")]:
+                       ("不客气", "assistant"), ("Noted.", "assistant"), ("Hi! I'm new here.", "user"),
+                       ("Nice to meet you!", "user")]:
         assert holds_no_answer(_line(text, role)), text
-    for text, role in [("Hi! I'm new here.", "user"), ("Welcome to Lyon!", "assistant"),
+    for text, role in [("Hi! I'm new to Lyon.", "user"), ("Welcome to Lyon!", "assistant"),
                        ("Noted: you are allergic to penicillin.", "assistant")]:
         assert not holds_no_answer(_line(text, role)), text
 

@@ -20,7 +20,9 @@ SAMPLES = {
     "pet": [("My cat is called Miso", "What is my cat called?"), ("我养了一只狗", "我的宠物叫什么？")],
     "family": [("My daughter is six", "How old is my daughter?"), ("我的妻子是老师", "我妻子做什么？")],
     "boss": [("My boss is called Zhang Wei", "What's my manager's name?"), ("我老板叫王强", "我老板叫什么？")],
-    "diet": [("I am vegetarian", "What food do I eat?"), ("我吃素", "我的饮食有什么要求？")],
+    "diet": [("I am vegetarian", "What food do I eat?"), ("我吃素", "我的饮食有什么要求？"),
+             ("I went pescatarian", "Do I eat meat?")],
+    "vehicle": [("I drive a Honda Civic", "What car do I drive?"), ("我开的是一辆特斯拉", "我开什么车？")],
 }
 
 

@@ -21,7 +21,7 @@ STATEMENTS = [
     "What I like is tea.", "Who I am matters.", "How I met my wife is a long story", "What a great day it is",
     "I wonder about life a lot.", "Do remember that I am vegetarian", "我喜欢用 Neovim 写代码。", "我在一家医院做麻醉师",
     "我不知道什么时候去", "我什么都吃", "我想去哪里都行", "我是做什么都认真的人", "I told my boss about it.",
-    "My sister told me about her trip.",
+    "My sister told me about her trip.", "Guess what, I became a pharmacist!",
 ]
 
 

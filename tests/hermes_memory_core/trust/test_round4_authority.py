@@ -31,6 +31,10 @@ OTHERS = [
     "同事发来的消息：我下个月搬去深圳。",
     "Forwarding what my flatmate wrote:\nI am allergic to cats.",
     "[11:20] sam: please always answer me in Portuguese",
+    'My friend Tom told me "I moved to Madrid."',
+    "朋友跟我说“我搬到马德里了”",
+    'As my doctor says, "I\'m allergic to shellfish."',
+    "The assistant told me: you are allergic to shellfish.",
 ]
 
 OWN = [
@@ -40,6 +44,10 @@ OWN = [
     "我住在杭州，在阿里上班。",
     "My sister lives in Perth and I visit her in June.",
     "Please always reply in Chinese.",
+    "Quick note: I'm allergic to latex.",
+    "Side note: I moved to Shenzhen last month.",
+    "My friend and I moved to Madrid.",
+    "My boss Tom says I should rest.",
 ]
 
 
