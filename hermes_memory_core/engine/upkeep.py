@@ -93,7 +93,11 @@ class Upkeep:
         self._parts.metadata.set_meta(key, value)
 
     def flush(self) -> None:
-        """Write buffered access records and make vector writes durable (under the write lock)."""
+        """Write buffered access records and make vector writes durable (under the write lock), then wait for the
+        keyword index's background merge, so nothing writes the store's files once this returns."""
         with self._parts.write_lock:
             self._access.flush()
             self._parts.vectors.flush()
+        settle = getattr(self._parts.metadata, "settle_keyword_merges", None)  # (the embedded store merges)
+        if settle is not None:
+            settle()

@@ -174,6 +174,10 @@ class FTS5Postings:
             with self._db.atomic() as conn:
                 conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
 
+    def settle_merges(self) -> None:
+        """Wait for the background merge's steps in flight and those its last wake-up asked for (writes nothing)."""
+        self.merger.settle()
+
     def merge_pending(self) -> None:
         """Merge, now and in this thread, the segments writes left (what the background merge does)."""
         self.merger.run_pending()

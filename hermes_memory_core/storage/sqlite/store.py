@@ -59,6 +59,11 @@ class SQLiteMetadataStore(SQLMetadataStore):
         self.postings.term_weights.forget()
         self.db.open()
 
+    def settle_keyword_merges(self) -> None:
+        """Wait until the background keyword merge has no step in flight or asked for (writes nothing): after a
+        flush, nothing of the store's own writes its files."""
+        self.postings.settle_merges()
+
     def merge_keyword_segments(self) -> None:
         """Merge, now and in this thread, the keyword segments writes left (what the background merge does)."""
         self.postings.merge_pending()

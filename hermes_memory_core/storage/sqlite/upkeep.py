@@ -59,6 +59,8 @@ class SegmentMerger:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._merging = threading.Condition(self._lock)  # notified when the thread finishes its merges
+        self._active = False
         self.steps = 0
 
     def touched(self, shard: int) -> None:
@@ -81,6 +83,14 @@ class SegmentMerger:
         with self._lock:
             return not self._dirty
 
+    def settle(self, timeout: float = 30.0) -> bool:
+        """Wait (at most ``timeout`` seconds) until the background thread has merged every touched shard and no
+        step is in flight, so nothing writes once a caller's work is flushed; writes nothing itself. Returns whether
+        it settled."""
+        with self._merging:
+            return self._merging.wait_for(lambda: self._closed or (not self._active and not self._wake.is_set()),
+                                          timeout)
+
     def run_pending(self) -> None:
         """Merge every touched shard to the end, in the calling thread."""
         while (shard := self._next()) is not None:
@@ -89,8 +99,9 @@ class SegmentMerger:
 
     def close(self) -> None:
         """Stop the thread after the step in progress (call before the store's connections close)."""
-        with self._lock:
+        with self._merging:
             self._closed = True
+            self._merging.notify_all()
             thread = self._thread
         self._wake.set()
         if thread is not None and thread is not threading.current_thread():
@@ -105,16 +116,22 @@ class SegmentMerger:
     def _loop(self) -> None:
         while True:
             self._wake.wait()
-            self._wake.clear()
-            with self._lock:
+            with self._lock:  # (active before the wake is cleared: a settle never sees neither)
                 if self._closed:
                     return
+                self._active = True
+                self._wake.clear()
             try:
                 self.run_pending()
             except HermesMemoryError as exc:  # a full disk: one line, the next write retries the merge
                 logger.warning("hermes_memory: keyword index merge postponed: %s", exc)
             except Exception:  # the merge is an optimisation: a failed step leaves a correct, slower index
                 logger.exception("hermes_memory: keyword index merge failed")
+            finally:
+                with self._merging:
+                    self._active = False
+                    self._merging.notify_all()
+
 
     def _step(self, shard: int) -> bool:
         """One bounded merge of one shard; True when it did work (so more may remain)."""

@@ -152,3 +152,18 @@ def test_the_store_merges_its_keyword_segments_by_itself(tmp_path: Path) -> None
     store.close()  # a closed store's merge thread has stopped
     assert store.postings.merger._thread is not None and not store.postings.merger._thread.is_alive()
     paused.close()
+
+
+def test_a_settled_merge_leaves_nothing_to_write(tmp_path: Path) -> None:
+    """After ``settle_keyword_merges`` (what a flush ends with) the background merge has no step in flight or
+    asked for: the files stay as they are (a reader beside the app sees no byte change after its flush)."""
+    store = SQLiteMetadataStore(tmp_path / "m.sqlite")
+    store.open()
+    _fill_session_by_session(store)
+    store.settle_keyword_merges()
+    merger = store.postings.merger
+    assert merger.idle() and not merger._active and merger.steps > 0
+    steps, log = merger.steps, (tmp_path / "m.sqlite-wal").read_bytes()
+    store.settle_keyword_merges()  # nothing left: returns at once
+    assert merger.steps == steps and (tmp_path / "m.sqlite-wal").read_bytes() == log
+    store.close()
