@@ -29,6 +29,7 @@ from dataclasses import replace
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
+from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
@@ -201,6 +202,14 @@ class Recaller:
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
+        if topics and answered and not repeat and not talk:
+            # the user's fact on the topic answers: beside it, what is said on that topic or shares the question's
+            # words, not the user's other facts that merely sound alike ("Who is my manager?" is not answered by "I'm
+            # vegetarian")
+            # (a clear dense match stays: a relative the topic's words do not name, "用户的外婆…")
+            recalled = [h for h in recalled if on_topic(h, topics) or covers_focus(h, focus)
+                        or (fact_key_of(h.content) or "").split("_", 1)[0] in topics
+                        or (h.confidence or 0.0) >= (floor or 0.0) + FOCUS_MARGIN]
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
         decided = bool(repeat) or talk or addressed
         judged = None

@@ -290,3 +290,15 @@ def test_a_kind_question_gets_the_newest_saying_first_and_nothing_when_the_user_
         for question in ("What instrument do I play?", "我会什么乐器？"):
             assert "violin" in mem.recall(question, user_id="u")[0].content, question
         assert "piano" in mem.recall("What instrument does my daughter play?", user_id="u")[0].content
+
+
+def test_the_users_fact_on_the_topic_comes_without_their_other_facts(mem: MemoryProvider) -> None:
+    chat = mem.session("u", "w1")
+    chat.add_messages([("user", "我的老板叫王强。"), ("assistant", "好的"), ("user", "我是素食者，不吃肉。"), ("assistant", "好的"),
+                       ("user", "I have a cat named Mochi."), ("assistant", "Cute!"), ("user", "我住在杭州。"),
+                       ("assistant", "好的")])
+    chat.close()
+    mem.flush()
+    lines = [h.content for h in mem.recall("Who is my manager?", user_id="u")]
+    assert "王强" in lines[0], lines
+    assert not any(w in ln for ln in lines for w in ("素食", "Mochi", "杭州")), lines
