@@ -29,6 +29,7 @@ from dataclasses import replace
 
 from hermes_memory_core import validation as v
 from hermes_memory_core.embedding.window import ask_chars
+from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
@@ -54,7 +55,7 @@ from hermes_memory_core.retrieval.recall_policy import (
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.relevance_model import default_model
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
-from hermes_memory_core.text.fact_topics import names_a_member
+from hermes_memory_core.text.fact_topics import asks_a_kind, names_a_member
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import asking_part, is_question, question_key
@@ -73,6 +74,11 @@ FOCUS_MARGIN = 2.0
 #: A line in the other language than the question's, which shares no focus word with it, is kept on a match this much
 #: above the relevance floor.
 CROSS_FOCUS_MARGIN = 1.0
+
+
+def _said_at(hit: MemoryHit) -> int:
+    """When a recalled memory's words were said: a conversation line's time, a fact's current version's."""
+    return hit.created_at if hit.is_conversation or hit.dialogue else hit.record.updated_at
 
 
 class Recaller:
@@ -160,11 +166,19 @@ class Recaller:
         about_user = about_user_alone(asked)
         ordered = on_topic_first(speaker_first(hits, frozenset(h.id for h in repeat)) if about_user else hits, topics)
         ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
-        # the user's fact on the topic, the reply to the same question, or a line naming what a "which instrument /
-        # sport / language" question asks for ("The user took up the violin" shares no word with the question)
-        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat)
-                                      or any(names_a_member(asked, h.content) for h in ordered[:k]))
+        # a "which instrument / sport / language" question is answered by the lines saying the user plays, does or
+        # speaks one ("The user took up the violin" shares no word with it), the newest saying first (a change above
+        # the value it changed); with none, by nothing
+        kind, members = asks_a_kind(asked), []
+        if kind:
+            members = sorted((h for h in ordered[:k] if names_a_member(asked, h.content)), key=_said_at, reverse=True)
+            if members and not (repeat or on_topic(ordered[0], topics)):
+                ordered = members + [h for h in ordered if all(h.id != m.id for m in members)]
+        # the user's fact on the topic, the reply to the same question, or the user's own doing of the kind asked
+        answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat) or bool(members))
         talk = about_talk and any(h.is_conversation or h.dialogue for h in hits)
+        if kind and not answered and not talk and floor is not None:
+            return standing
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
         focus = focus_terms(to_third_person(asked, keep_requests=True))
         if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
@@ -188,6 +202,14 @@ class Recaller:
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
+        if topics and answered and not repeat and not talk:
+            # the user's fact on the topic answers: beside it, what is said on that topic or shares the question's
+            # words, not the user's other facts that merely sound alike ("Who is my manager?" is not answered by "I'm
+            # vegetarian")
+            # (a clear dense match stays: a relative the topic's words do not name, "用户的外婆…")
+            recalled = [h for h in recalled if on_topic(h, topics) or covers_focus(h, focus)
+                        or (fact_key_of(h.content) or "").split("_", 1)[0] in topics
+                        or (h.confidence or 0.0) >= (floor or 0.0) + FOCUS_MARGIN]
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
         decided = bool(repeat) or talk or addressed
         judged = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "names_a_member"]
+__all__ = ["CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "asks_a_kind", "names_a_member"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +62,16 @@ SPORTS = (r"tennis|football|soccer|basketball|chess|golf|badminton|volleyball|ba
 #: answered by "The user took up the violin", which shares no word with it. Only the user's own doing counts ("My
 #: brother plays piano", "The user loves Chinese food" name a member, not the user's). Patterns match lower-cased text.
 _DOER_EN = r"\b(?:i|the user)\b(?:\s+[\w']+){0,8}?\s+"
-_DOER_ZH = r"(?:^|[^哥姐弟妹儿女爸妈友夫妻子])(?:我|用户)(?:也|还|会|现在|平时|每周|周末|一般|经常|常|在|开始|改)*"
+_DOER_ZH = (r"(?:^|[^哥姐弟妹儿女爸妈友夫妻子])(?:我|用户)(?:(?!哥|姐|弟|妹|儿|女|爸|妈|朋友|老婆|老公|妻|夫|同事|孩子)"
+            r"[^，。！？,.!?的]){0,8}?")
 _KINDS = (
     (r"\binstruments?\b|乐器",
      _DOER_EN + r"(?:play(?:s|ed|ing)?|took up|picked up|learn(?:s|ed|ing|t)?|practi[cs](?:e|es|ed|ing)|switched (?:from "
      r"[\w ]{1,20} )?to)\s+(?:the\s+|my\s+)?(?:" + INSTRUMENTS + r")\b"
-     + r"|" + _DOER_ZH + r"(?:弹|拉|吹|打|学|练)了?(?:钢琴|吉他|大提琴|小提琴|架子鼓|长笛|萨克斯|古筝|二胡)"),
+     + r"|" + _DOER_ZH + r"(?:弹|拉|吹|打|学|练)了?(?:钢琴|吉他|大提琴|小提琴|架子鼓|长笛|萨克斯|古筝|二胡|尤克里里|口琴|手风琴|"
+     r"单簧管|小号|长号|竖琴|贝斯|琵琶|笛子)"),
     (r"\bsports?\b|运动|体育",
-     _DOER_EN + r"(?:play(?:s|ed|ing)?|took up|picked up|do(?:es)?|go(?:es)?|practi[cs](?:e|es|ed|ing))\s+(?:the\s+)?(?:"
+     _DOER_EN + r"(?:play(?:s|ed|ing)?|took up|picked up|do(?:es)?|go(?:es)?|practi[cs](?:e|es|ed|ing)|watch(?:es)?|follow(?:s)?|love(?:s)?|like(?:s)?|enjoy(?:s)?)\s+(?:the\s+)?(?:"
      + SPORTS + r"|running|swimming|cycling|yoga|hiking|climbing|skiing|surfing|boxing)\b"
      + r"|" + _DOER_ZH + r"(?:打|踢|去|练|学)?了?(?:篮球|网球|羽毛球|乒乓球|足球|跑步|游泳|骑行|瑜伽|爬山|滑雪|拳击)"),
     (r"(?<!programming )\blanguages?\b|(?<!编程)语言|外语",
@@ -80,6 +82,19 @@ _KINDS = (
 )
 CATEGORIES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(kind), re.compile(doing)) for kind, doing in _KINDS)
+
+
+def asks_a_kind(question: str) -> bool:
+    """Whether ``question`` asks which instrument or sport the user plays or does (see :data:`CATEGORIES`) — the
+    user, not someone of theirs. (A language is left out: "What language do I use?" may ask about code.)"""
+    q = question.lower()
+    return bool(_USER_DOES.search(q)) and any(kind.search(q) for kind, _doing in CATEGORIES[:2])
+
+
+#: A question whose doer is the user ("What sport do I play?", "我会什么乐器？"), not someone of theirs ("What
+#: instrument does my daughter play?").
+_USER_DOES = re.compile(r"\b(?:do|did|can|could|should|would|will|have) i\b|\bi (?:play|speak|do|know|learn)\b"
+                        r"|\bthe user (?:play|speak|do|know|learn)|\b(?:does|did|can) the user\b|我(?:会|在|平时|做|玩|打|弹|拉|说|学|练)")
 
 
 def names_a_member(question: str, content: str) -> bool:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory_core import Caller, MemoryProvider, MemoryType, RememberAction
+from hermes_memory_core import Caller, MemoryConfig, MemoryProvider, MemoryType, RememberAction
+from hermes_memory_core.embedding import Embedder
 from hermes_memory_core.lifecycle.classifier import fact_key_of
 from tests.conftest import ADMIN
 from tests.hermes_memory_core.fake_llms import ScriptedLLM
@@ -265,3 +266,39 @@ def test_a_kind_question_is_answered_by_what_the_user_does_never_by_others(mem: 
         assert not names_a_member(question, line), (question, line)
     mem.remember("I took up the violin last year.", user_id="u")
     assert "violin" in mem.recall("What instrument do I play?", user_id="u")[0].content
+
+
+def test_a_kind_question_gets_the_newest_saying_first_and_nothing_when_the_user_never_said(
+        config: MemoryConfig, embedder: Embedder) -> None:
+    from tests.fakes import Clock
+
+    clock = Clock()
+    with MemoryProvider(config, embedder=embedder, clock=clock) as mem:
+        chat = mem.session("u", "w1")
+        chat.add_messages([("user", "I play the cello in a community orchestra."), ("assistant", "Lovely."),
+                           ("user", "My daughter plays the piano."), ("assistant", "Nice!")])
+        chat.close()
+        mem.flush()
+        clock.now += 7 * 86_400
+        for never_said in ("What sport do I play?", "我做什么运动？", "Which languages do I speak?"):
+            assert mem.recall(never_said, user_id="u") == [], never_said
+        later = mem.session("u", "w3")
+        later.add_messages([("user", "I switched from cello to violin."), ("assistant", "Exciting!")])
+        later.close()
+        mem.flush()
+        clock.now += 7 * 86_400
+        for question in ("What instrument do I play?", "我会什么乐器？"):
+            assert "violin" in mem.recall(question, user_id="u")[0].content, question
+        assert "piano" in mem.recall("What instrument does my daughter play?", user_id="u")[0].content
+
+
+def test_the_users_fact_on_the_topic_comes_without_their_other_facts(mem: MemoryProvider) -> None:
+    chat = mem.session("u", "w1")
+    chat.add_messages([("user", "我的老板叫王强。"), ("assistant", "好的"), ("user", "我是素食者，不吃肉。"), ("assistant", "好的"),
+                       ("user", "I have a cat named Mochi."), ("assistant", "Cute!"), ("user", "我住在杭州。"),
+                       ("assistant", "好的")])
+    chat.close()
+    mem.flush()
+    lines = [h.content for h in mem.recall("Who is my manager?", user_id="u")]
+    assert "王强" in lines[0], lines
+    assert not any(w in ln for ln in lines for w in ("素食", "Mochi", "杭州")), lines
