@@ -145,7 +145,4 @@ def test_the_generator_reproduces_the_shipped_weights(real_embedder: Embedder) -
     model, shipped = fit(x, y), default_model()
     for fresh, kept in ((model.mean, shipped.mean), (model.scale, shipped.scale), (model.weights, shipped.weights),
                         ([model.bias], [shipped.bias])):
-        # (the generator's stores keep 16-bit vectors and the shipped weights were fitted on 32-bit ones: the
-        # features' dense scores move by ~1e-5 and the fitted values by at most 7e-4; a refit on 16-bit stores
-        # brings this back to 1e-6)
-        np.testing.assert_allclose(fresh, kept, rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(fresh, kept, rtol=1e-6, atol=1e-6)
