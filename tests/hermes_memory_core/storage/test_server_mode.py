@@ -173,9 +173,10 @@ def _answers(mem: MemoryProvider, users: list[str]) -> list[list[tuple[str, floa
 
 
 def _same(got: list[list[tuple[str, float]]], want: list[list[tuple[str, float]]]) -> None:
-    """Same memories in the same order; scores equal up to float32 rounding of the engines' cosines."""
+    """Same memories in the same order; scores equal up to the engines' rounding: the embedded store keeps 16-bit
+    vectors, a server 32-bit ones (cosines differ by up to ~6e-5 on this set)."""
     assert [[i for i, _ in hits] for hits in got] == [[i for i, _ in hits] for hits in want]
-    assert [s for hits in got for _, s in hits] == pytest.approx([s for hits in want for _, s in hits], abs=1e-5)
+    assert [s for hits in got for _, s in hits] == pytest.approx([s for hits in want for _, s in hits], abs=2e-4)
 
 
 def test_export_embedded_restore_server_and_back_answer_the_same(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
