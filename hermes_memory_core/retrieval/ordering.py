@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from hermes_memory_core.lifecycle.classifier import fact_key_of
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.perspective import has_first_person
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
 from hermes_memory_core.trust.authority import others_words
@@ -93,7 +94,13 @@ def speaker_first(hits: list[MemoryHit], keep: frozenset[str] = frozenset()) -> 
 def passed_on(hit: MemoryHit) -> bool:
     """Whether a line of a conversation holds someone else's words the user passed on (a quoted or forwarded
     message, another speaker's line: :func:`~hermes_memory_core.trust.authority.others_words`)."""
-    return (hit.is_conversation or hit.dialogue) and others_words(hit.content) is not None
+    if not (hit.is_conversation or hit.dialogue):
+        return False
+    return _PASSED_ON.get_or_compute(hit.content, lambda: others_words(hit.content) is not None)
+
+
+#: Whether a line is passed-on words, per text (the same candidates come back turn after turn).
+_PASSED_ON: BoundedLRU[str, bool] = BoundedLRU(4096)
 
 
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),

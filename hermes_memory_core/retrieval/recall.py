@@ -32,6 +32,7 @@ from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.ordering import (
@@ -74,6 +75,15 @@ FOCUS_MARGIN = 2.0
 #: A line in the other language than the question's, which shares no focus word with it, is kept on a match this much
 #: above the relevance floor.
 CROSS_FOCUS_MARGIN = 1.0
+
+
+#: The fact topic a line states, per text ("" for none; the same candidates come back turn after turn).
+_TOPIC_OF: BoundedLRU[str, str] = BoundedLRU(4096)
+
+
+def _topic_of(text: str) -> str:
+    """The fact topic ``text`` states ("boss" of "我的老板叫王强"), "" for none."""
+    return _TOPIC_OF.get_or_compute(text, lambda: (fact_key_of(text) or "").split("_", 1)[0])
 
 
 def _said_at(hit: MemoryHit) -> int:
@@ -208,7 +218,7 @@ class Recaller:
             # vegetarian")
             # (a clear dense match stays: a relative the topic's words do not name, "用户的外婆…")
             recalled = [h for h in recalled if on_topic(h, topics) or covers_focus(h, focus)
-                        or (fact_key_of(h.content) or "").split("_", 1)[0] in topics
+                        or _topic_of(h.content) in topics
                         or (h.confidence or 0.0) >= (floor or 0.0) + FOCUS_MARGIN]
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
         decided = bool(repeat) or talk or addressed
