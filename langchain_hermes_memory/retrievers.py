@@ -51,6 +51,15 @@ def _shown(hits: list[MemoryHit], k: int) -> list[Document]:
     return [_document(h) for h in kept[:k]]
 
 
+def _page(found: list[MemoryHit], size: int, k: int) -> tuple[list[Document], int | None]:
+    """The documents of a search read at ``size``, and the size to read next: None when they are ``k``, or the
+    store held no more, or the search read all it may."""
+    docs = _shown(found, k)
+    if len(docs) >= k or len(found) < size or size >= _MOST:
+        return docs, None
+    return docs, min(4 * size, _MOST)
+
+
 def _document(hit: MemoryHit) -> Document:
     meta: dict[str, Any] = dict(hit.metadata)
     meta.update(hit.to_dict(("id", "memory_type", "score", "created_at", "updated_at", "session_id", "tags")))
@@ -199,12 +208,11 @@ class HermesRetriever(BaseRetriever):
                                     llm=args.get("llm"), now=args.get("now")).hits
                 return [_document(h) for h in hits]
             return _shown(self.memory.recall(query, user_id=self.user_id, top_k=k, **args), k)
-        size = k + _SLACK
-        while True:  # read on while the lines that answer nothing filled the page
-            found = self.memory.search(query, user_id=self.user_id, top_k=size, **args)
-            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
-                return _shown(found, k)
-            size = min(4 * size, _MOST)
+        docs: list[Document] = []
+        size: int | None = k + _SLACK
+        while size is not None:  # read on while the lines that answer nothing filled the page
+            docs, size = _page(self.memory.search(query, user_id=self.user_id, top_k=size, **args), size, k)
+        return docs
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -218,9 +226,8 @@ class HermesRetriever(BaseRetriever):
                                           llm=args.get("llm"), now=args.get("now"))
                 return [_document(h) for h in ctx.hits]
             return _shown(await self.memory.arecall(query, user_id=self.user_id, top_k=k, **args), k)
-        size = k + _SLACK
-        while True:
-            found = await self.memory.asearch(query, user_id=self.user_id, top_k=size, **args)
-            if len(_shown(found, k)) >= k or len(found) < size or size >= _MOST:
-                return _shown(found, k)
-            size = min(4 * size, _MOST)
+        docs: list[Document] = []
+        size: int | None = k + _SLACK
+        while size is not None:
+            docs, size = _page(await self.memory.asearch(query, user_id=self.user_id, top_k=size, **args), size, k)
+        return docs
