@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_memory_core.trust.authority import others_words
+from hermes_memory_core.trust.authority import passed_on_text
 from hermes_memory_core.trust.read_verdicts import line_allowed, memory_allowed, shown_summary
 from hermes_memory_core.types import MemoryHit, MemoryType
 
@@ -146,7 +146,7 @@ def _label(hit: MemoryHit) -> str:
     day = time.strftime("%Y-%m-%d", time.gmtime(hit.created_at if hit.is_conversation else hit.updated_at))
     if hit.is_conversation:
         who = ("the assistant said" if hit.role == "assistant" else
-               "the user passed on" if others_words(hit.content) is not None else "the user said")
+               "the user passed on" if passed_on_text(hit.content) else "the user said")
         return f"{day} · {who}"
     kind = {MemoryType.PERMANENT: "fact", MemoryType.LONG_TERM: "profile"}.get(hit.memory_type, "note")
     return f"{kind} · {day}"

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 
 from hermes_memory_core.lifecycle.classifier import fact_key_of
-from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.perspective import has_first_person
 from hermes_memory_core.text.tokenizer import tokenize, tokenize_query
-from hermes_memory_core.trust.authority import others_words
+from hermes_memory_core.trust.authority import passed_on_text
 from hermes_memory_core.types import MemoryHit, MemoryType
 
 __all__ = ["ADDRESSED", "about_user_alone", "asks_about_talk", "close_to_best", "on_topic", "on_topic_first",
@@ -93,14 +92,8 @@ def speaker_first(hits: list[MemoryHit], keep: frozenset[str] = frozenset()) -> 
 
 def passed_on(hit: MemoryHit) -> bool:
     """Whether a line of a conversation holds someone else's words the user passed on (a quoted or forwarded
-    message, another speaker's line: :func:`~hermes_memory_core.trust.authority.others_words`)."""
-    if not (hit.is_conversation or hit.dialogue):
-        return False
-    return _PASSED_ON.get_or_compute(hit.content, lambda: others_words(hit.content) is not None)
-
-
-#: Whether a line is passed-on words, per text (the same candidates come back turn after turn).
-_PASSED_ON: BoundedLRU[str, bool] = BoundedLRU(4096)
+    message, another speaker's line: :func:`~hermes_memory_core.trust.authority.passed_on_text`)."""
+    return (hit.is_conversation or hit.dialogue) and passed_on_text(hit.content)
 
 
 def close_to_best(hits: list[MemoryHit], ratio: float, topics: frozenset[str] = frozenset(),

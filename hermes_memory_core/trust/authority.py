@@ -31,10 +31,12 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from hermes_memory_core.lru import BoundedLRU
+
 if TYPE_CHECKING:
     from hermes_memory_core.types import MemoryHit
 
-__all__ = ["QUOTED", "USER_ORIGINS", "fact_subject", "others_words", "outranked_claims_below"]
+__all__ = ["QUOTED", "USER_ORIGINS", "fact_subject", "others_words", "outranked_claims_below", "passed_on_text"]
 
 #: The ``source`` a write path gives content that is not the user's own words (kept with that provenance).
 QUOTED = "quoted"
@@ -84,14 +86,16 @@ _OTHER = (
     r"Just|Another|One|Brief|Self|Mental|Private|Sticky|Love|Thank|Thanks)\b)[A-Z][a-z]{1,15}(?:'s)?"
     r"|(?i:he|she|they|someone|somebody)"
 )
+#: Who else a Chinese line passes words on from (a colleague, a friend, "他"…).
+_OTHER_ZH = r"同事|朋友|老板|领导|经理|客户|邻居|房东|老师|医生|妈妈|爸爸|老婆|老公|他|她|别人|对方"
 _HANDED = re.compile(
     rf"(?:^|[.!?]\s+)(?i:here(?:'s| is| are)\s+|this is\s+|pasting\s+|pasted\s+|forwarding\s+|below is\s+|as\s+)?(?:{_OTHER})(?:\s+[A-Z][a-z]{{1,15}})?\s*"
     r"(?:'s)?\s*(?:wrote|writes|texted|emailed|messaged|sent(?: me)?(?: this)?|posted|said|says|replied|told me|"
     r"e-?mail|message|text|note|letter|post|reply|words)\b[^.!?\n]{0,30}(?:[:：\n]|[\"“「『])"
     r"|(?:^|\s)(?i:pasting|pasted|forwarding|forwarded|quoting|copying|copied)\b[^.!?\n]{0,40}[:：\n]"
-    r"|(?:同事|朋友|老板|领导|经理|客户|邻居|房东|老师|医生|妈妈|爸爸|老婆|老公|他|她|别人|对方)(?:的)?(?:发来|写|说|转发|发|回复|留言)"
+    rf"|(?:{_OTHER_ZH})(?:的)?(?:发来|写|说|转发|发|回复|留言)"
     r"(?:的|了|给我)?(?:消息|邮件|话|内容|短信|留言)?\s*[:：\"“「『]"
-    r"|(?:同事|朋友|老板|领导|经理|客户|邻居|房东|老师|医生|妈妈|爸爸|老婆|老公|他|她|别人|对方|助手)\w{0,6}?(?:跟|对|告诉)我说\s*[:：\"“「『]",
+    rf"|(?:{_OTHER_ZH}|助手)\w{{0,6}}?(?:跟|对|告诉)我说\s*[:：\"“「『]",
     re.MULTILINE,
 )
 
@@ -113,6 +117,17 @@ def others_words(text: str) -> str | None:
     if _HANDED.search(norm):
         return "words the user passes on from someone else, not the user's own"
     return None
+
+
+#: Whether a line's text is someone else's words, per text: recall orders and the renderer labels the same lines
+#: turn after turn.
+_PASSED_ON: BoundedLRU[str, bool] = BoundedLRU(4096)
+
+
+def passed_on_text(text: str) -> bool:
+    """Whether ``text`` is someone else's words the user passed on (:func:`others_words` says why), kept per text
+    for the read path (a write asks :func:`others_words` itself)."""
+    return _PASSED_ON.get_or_compute(text, lambda: others_words(text) is not None)
 
 
 # ---------------------------------------------------------------------------------------------- what a fact is about
