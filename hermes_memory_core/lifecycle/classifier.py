@@ -20,6 +20,7 @@ from typing import Protocol
 
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
@@ -370,7 +371,7 @@ def _with_subject(piece: str) -> str:
 
 #: A clause that names what the clause before it spoke of ("我换了个新领导，叫李娜", "I got a new boss, called Ana"):
 #: its subject is that thing, never the user.
-_NAMES_THE_LAST = re.compile(r"(?:叫|名叫|名字叫|姓|called|named|whose name is)\b|(?:叫|名叫|名字叫|姓)", re.IGNORECASE)
+_NAMES_THE_LAST = re.compile(r"(?:called|named|whose name is)\b|叫|名叫|名字叫|姓", re.IGNORECASE)
 
 
 def _fact_key(text: str) -> str | None:
@@ -386,8 +387,11 @@ def _fact_key(text: str) -> str | None:
 def fact_key_of(text: str) -> str | None:
     """The topic key of a keyed fact a statement holds, whoever words it: the user ("I live in Hangzhou") or a
     stored memory about them ("The user lives in Hangzhou", "用户住在北京"); None when it holds none. Two statements
-    with the same key are two values of one fact."""
-    return _fact_key(to_first_person(text))
+    with the same key are two values of one fact. Kept per text: recall asks it of the same candidates every turn."""
+    return _FACT_KEYS.get_or_compute(text, lambda: _fact_key(to_first_person(text)))
+
+
+_FACT_KEYS: BoundedLRU[str, str | None] = BoundedLRU(4096)
 
 
 def split_facts(content: str) -> list[str]:

@@ -32,7 +32,6 @@ from hermes_memory_core.embedding.window import ask_chars
 from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
-from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.rendering import prompt_safe_hits
 from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.ordering import (
@@ -77,13 +76,9 @@ FOCUS_MARGIN = 2.0
 CROSS_FOCUS_MARGIN = 1.0
 
 
-#: The fact topic a line states, per text ("" for none; the same candidates come back turn after turn).
-_TOPIC_OF: BoundedLRU[str, str] = BoundedLRU(4096)
-
-
 def _topic_of(text: str) -> str:
     """The fact topic ``text`` states ("boss" of "我的老板叫王强"), "" for none."""
-    return _TOPIC_OF.get_or_compute(text, lambda: (fact_key_of(text) or "").split("_", 1)[0])
+    return (fact_key_of(text) or "").split("_", 1)[0]
 
 
 def _said_at(hit: MemoryHit) -> int:
@@ -183,7 +178,8 @@ class Recaller:
         if kind:
             members = sorted((h for h in ordered[:k] if names_a_member(asked, h.content)), key=_said_at, reverse=True)
             if members and not (repeat or on_topic(ordered[0], topics)):
-                ordered = members + [h for h in ordered if all(h.id != m.id for m in members)]
+                named = {m.id for m in members}
+                ordered = members + [h for h in ordered if h.id not in named]
         # the user's fact on the topic, the reply to the same question, or the user's own doing of the kind asked
         answered = bool(ordered) and (on_topic(ordered[0], topics) or bool(repeat) or bool(members))
         talk = about_talk and any(h.is_conversation or h.dialogue for h in hits)
