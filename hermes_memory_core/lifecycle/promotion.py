@@ -269,8 +269,9 @@ def plan_write(
     meta: dict[str, object] = {"source": origin if source == "user" else source, "reason": reason}
     if source == "tool" and (subject := fact_subject(content)) is not None:
         meta["subject"] = subject  # what a system of record's value is about: a claim in chat on it stays below
+    hypothetical = is_hypothetical(content)  # what is not so is no fact and changes none, whatever its words name
     if tier is MemoryType.SHORT_TERM and session_id is None and origin == "explicit" and source == "user" \
-            and verdict.allow_permanent and decision.usable and not is_hypothetical(content):
+            and verdict.allow_permanent and decision.usable and not hypothetical:
         # asked to remember a first-person statement the rules found nothing lasting in: the user's word, kept in
         # their profile rather than dropped (there is no session to keep it with)
         tier, reason = MemoryType.LONG_TERM, f"{reason}; a first-person statement asked to be remembered"
@@ -291,7 +292,6 @@ def plan_write(
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta, created_at=said_at or None)
-    hypothetical = is_hypothetical(content)  # what is not so changes no fact, whatever its words name
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item,
                  change=is_change(content) and not hypothetical,
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),

@@ -33,6 +33,8 @@ _SMALL_TALK = re.compile(
     r"|how(?:'s| is) it going|what'?s up|(?:i'?m|i am) (?:good|fine|great|well|ok|okay)(?:,? thanks?(?: you)?)?(?:,? and you)?"
     r"|我是新来的|初次见面|很高兴(?:认识|见到)(?:你|您)|好久不见|你好吗|最近(?:好|怎么样)吗?|我(?:很)?好(?:，|,)?谢谢"
 )
+#: What ends a sentence (with the spaces around it), stripped before a sentence is read as small talk.
+_ENDS = " .!~。！～?？"
 _ZH_FILLER_RE = re.compile("|".join(sorted(map(re.escape, _ZH_FILLERS), key=len, reverse=True)))
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _QUESTION = re.compile(
@@ -54,7 +56,7 @@ def should_recall(text: str) -> bool:
     norm = unicodedata.normalize("NFKC", text).strip().lower()
     if not norm:
         return False
-    pieces = [p for p in re.split(r"(?<=[.!?。！？~～])\s*", norm) if p.strip(" .!~。！～?？")]
+    pieces = [p for p in re.split(r"(?<=[.!?。！？~～])\s*", norm) if p.strip(_ENDS)]
     if len(pieces) > 1:  # "Hi! I'm new here.": every sentence small talk or a filler
         return any(_asks_or_says(p) for p in pieces)
     return _asks_or_says(norm)
@@ -62,7 +64,7 @@ def should_recall(text: str) -> bool:
 
 def _asks_or_says(norm: str) -> bool:
     """:func:`should_recall` of one normalised sentence."""
-    if _SMALL_TALK.fullmatch(norm.strip().rstrip(" .!~。！～?？")):
+    if _SMALL_TALK.fullmatch(norm.strip().rstrip(_ENDS)):
         return False
     if _QUESTION.search(norm) or _INSTRUCTION.search(norm):
         return True
