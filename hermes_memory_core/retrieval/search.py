@@ -28,7 +28,6 @@ Recall — what a chat turn is given — is decided over these candidates and sc
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from hermes_memory_core import validation as v
 from hermes_memory_core.engine.lookups import Lookups
 from hermes_memory_core.errors import InvalidInputError, PermissionDeniedError
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.retrieval.as_of import search_as_of
 from hermes_memory_core.retrieval.keywords import KeywordExtractor
 from hermes_memory_core.retrieval.ranking import Candidate, rank
@@ -160,21 +160,14 @@ class Searcher:
         self._translated = TranslatedQueries(_TRANSLATION_VECTORS)
         self._weights_for: Any = None
         self._weights: Any = None
-        self._no_answer: OrderedDict[tuple[str, int], tuple[bool, bool]] = OrderedDict()
+        self._no_answer: BoundedLRU[tuple[str, int], tuple[bool, bool]] = BoundedLRU(_JUDGED_LINES)
 
     def _holds_no_answer(self, record: MemoryRecord, own_words_only: bool) -> bool:
         """Whether recall leaves ``record`` out before fusion: a line the user only asked, or, with
         ``own_words_only``, the assistant's answer to one; judged once per memory version (the same candidates come
         back turn after turn; a new version is judged again)."""
-        key = (record.id, record.version)
-        judged = self._no_answer.get(key)
-        if judged is None:
-            judged = self._no_answer[key] = (asked(record), answers_a_question(record))
-            while len(self._no_answer) > _JUDGED_LINES:
-                try:
-                    self._no_answer.popitem(last=False)
-                except KeyError:  # another thread trimmed it
-                    break
+        judged = self._no_answer.get_or_compute((record.id, record.version),
+                                                lambda: (asked(record), answers_a_question(record)))
         return judged[0] or (own_words_only and judged[1])
 
     def search(

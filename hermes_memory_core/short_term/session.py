@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from hermes_memory_core.engine.parts import StoreParts
 from hermes_memory_core.errors import InvalidInputError
 from hermes_memory_core.llm import LLM
+from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.tokens import count_message_tokens, count_tokens
 from hermes_memory_core.trust.read_verdicts import shown_summary
 from hermes_memory_core.trust.redaction import RedactionResult, Redactor
@@ -57,7 +58,7 @@ class RedactingOnce(Redactor):
 
     def __init__(self, kinds: tuple[str, ...] | list[str]) -> None:
         super().__init__(kinds)
-        self._done: OrderedDict[tuple[bytes, frozenset[str] | None], RedactionResult] = OrderedDict()
+        self._done: BoundedLRU[tuple[bytes, frozenset[str] | None], RedactionResult] = BoundedLRU(_REDACTED_TEXTS)
 
     def redact(self, text: str, only: frozenset[str] | None = None) -> RedactionResult:
         key = (_digest(text), only)
@@ -65,18 +66,10 @@ class RedactingOnce(Redactor):
         if done is not None:
             return done
         result = super().redact(text, only)
-        self._keep(key, result)
+        self._done.put(key, result)
         if result.changed:  # its redacted form is known redacted (idempotent)
-            self._keep((_digest(result.text), only), RedactionResult(result.text, {}))
+            self._done.put((_digest(result.text), only), RedactionResult(result.text, {}))
         return result
-
-    def _keep(self, key: tuple[bytes, frozenset[str] | None], result: RedactionResult) -> None:
-        self._done[key] = result
-        while len(self._done) > _REDACTED_TEXTS:
-            try:
-                self._done.popitem(last=False)
-            except KeyError:  # another thread trimmed it
-                break
 
 
 @dataclass(frozen=True, slots=True)
