@@ -121,7 +121,7 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         ),
         "birth": (
             r"\bi was born\b|\bmy birthday\b|我的生日|我出生",
-            r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大",
+            r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大(?![号码尺的个])",
         ),
         "occupation": (
             (r"\b(?:i|and) (?:now |currently |still )?work (?:as|at|for)\b|\bmy (?:new |current )?job (?:is (?:as|at|with) |title is |as )"
@@ -138,15 +138,17 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"建筑师|飞行员|警察|消防员|研究员|教授|作家|翻译|会计师|麻醉师)(?!的)"
              r"|^我.{0,20}[，,]\s*(?:我)?(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,6}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|"
              r"护士|会计|记者|厨师|司机|教师|急救员|药剂师|麻醉师)|我(?:现在|目前)?是一名(?!.{0,8}的(?:女儿|儿子|妻子|丈夫))"),
-            (r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
-             r"|工作|职业|上班|做什么的|公司"),
+            (r"\b(?<!\bto )(?<!from )(?<!after )(?<!before )work(?:s|ing)?\b"
+             r"|\b(?:job|occupation|profession|employer|career|for a living)\b"
+             r"|工作|职业|上班|做什么的|(?<![空险递业信])公司"),
         ),
         "residence": (
             (r"\bi (?:now |currently |still )?live in\b(?! (?:fear|hope|denial|the moment|the past|a bubble|peace|dread)\b)"
              r"|\bmy address\b"
              r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
              r"|我(?:现在|目前)?在.{1,10}住(?!院|宿|店|酒店)|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住(?!院|宿|店|酒店|了一晚))|我(?:从.{1,12})?搬(?:家)?到"),
-            (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|home|moved|reside\w*)\b"
+            (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|moved|reside\w*)\b"
+             r"|\b(?<!\bat )home\b(?!\s*(?:wi-?fi|network|internet|router|page|screen|office|made|cook\w*|gym))"
              r"|住|地址|城市|搬|家在|哪个城市"),
         ),
         "pet": (

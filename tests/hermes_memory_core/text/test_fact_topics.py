@@ -39,3 +39,19 @@ def test_statement_and_question_meet_on_the_topic(topic: str) -> None:
         assert decision.memory_type is MemoryType.PERMANENT, statement
         assert (decision.key or "").split("_", 1)[0] == topic, (statement, decision.key)
         assert topic in question_topics(question), question
+
+
+@pytest.mark.parametrize(("question", "topics"), [
+    ("Which podcast do I listen to on the way to work?", set()),  # a commute, not the job
+    ("What do I do after work?", set()),
+    ("What do we use at work to keep track of tasks?", {"occupation"}),
+    ("我平时坐哪家航空公司的飞机？", set()),  # an airline, not the user's employer
+    ("我在哪家公司工作？", {"occupation"}),
+    ("What language did my grandmother speak at home?", set()),  # "at home" is not an address
+    ("What is my home Wi-Fi password?", set()),
+    ("Where is my home?", {"residence"}),
+    ("我穿多大号的衣服？", set()),  # a size, not an age
+    ("我今年多大？", {"birth"}),
+])
+def test_a_word_the_topic_shares_is_not_enough(question: str, topics: set[str]) -> None:
+    assert question_topics(question) == topics
