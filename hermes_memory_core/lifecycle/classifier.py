@@ -22,7 +22,7 @@ from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
-from hermes_memory_core.text.perspective import to_first_person, to_third_person
+from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
@@ -272,7 +272,11 @@ class LLMClassifier:
 
     def normalize(self, content: str) -> str:
         answer = _first_line(ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool))
-        return answer if rewrites(answer, content) else rule_normalize(content)
+        if not rewrites(answer, content):
+            return rule_normalize(content)
+        # a model that kept the user's own wording ("我搬到深圳了。") is put in the third person, as the prompt asked:
+        # a fact is said of the user, and the user's line it was made of is shown once, not twice
+        return to_third_person(answer) if has_first_person(answer) else answer
 
 
 #: A rewrite keeps at least this share of the statement's words (single characters of Chinese), and one at least.

@@ -95,3 +95,11 @@ def test_a_statement_asked_with_a_question_is_kept_without_it(mem: MemoryProvide
 @pytest.mark.parametrize("question", ["Can you remember what my job is?", "你记得我住在哪里吗？", "我想知道，我住在哪里？"])
 def test_a_question_stays_a_question(mem: MemoryProvider, question: str) -> None:
     assert mem.remember(question, user_id="u").action is RememberAction.SKIPPED
+
+
+def test_a_greeting_is_no_profile_entry(mem: MemoryProvider) -> None:
+    chat = mem.session("u", "s1")
+    chat.add_messages([("user", "Hi! I just started using this assistant. I live in Lyon."), ("assistant", "Welcome!")])
+    chat.close()
+    mem.flush()
+    assert _current(mem) == ["The user lives in Lyon."]
