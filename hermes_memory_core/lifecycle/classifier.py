@@ -328,12 +328,14 @@ _LONG_TERM = re.compile(
 )
 #: Facts a user holds several of are keyed by their object too: a new allergy never supersedes another one.
 _ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
-_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
-                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)")
+_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)\b"
+                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
+                       r"|(?:^|[，,;；]\s*)(?:现在|目前)?的?(女朋友|男朋友|对象)")
 _PET = re.compile(r"\b(cat|dog|puppy|kitten|rabbit|hamster|parrot)\b|(猫|狗|兔子)")
 _PETS_ZH = {"猫": "cat", "狗": "dog", "兔子": "rabbit", "puppy": "dog", "kitten": "cat"}
 _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
-                 "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother"}
+                 "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother",
+                 "女朋友": "partner", "男朋友": "partner", "对象": "partner"}
 
 
 def _refine(key: str, text: str) -> str:
@@ -345,8 +347,10 @@ def _refine(key: str, text: str) -> str:
         animal = m.group(1) or m.group(2)
         return "pet_" + _PETS_ZH.get(animal, animal)
     if key == "family" and (m := _RELATIVE.search(text)):
-        relation = m.group(1) or _RELATIVES_ZH[m.group(2)]
-        return "family_" + {"kid": "children", "kids": "children"}.get(relation, relation)
+        relation = m.group(1) or _RELATIVES_ZH[m.group(2) or m.group(3)]
+        # one partner at a time, whatever the user calls them ("my girlfriend", "my partner", "女朋友")
+        return "family_" + {"kid": "children", "kids": "children", "girlfriend": "partner",
+                            "boyfriend": "partner"}.get(relation, relation)
     return key
 
 

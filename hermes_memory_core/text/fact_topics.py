@@ -154,7 +154,7 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         # where the user works, apart from what they do: "I work for Siemens" never replaces "I'm a data engineer"
         "employer": (
             (r"\b(?:i|and) (?:now |currently |still )?work (?:at|for)\b|\bmy (?:new |current )?job is (?:at|with) "
-             r"|\bmy new job at\b|\bi(?: have|'ve)? (?:just |recently )?(?:joined|moved to|switched to) (?!(?:a|an|the|my|our|"
+             r"|\bmy new job at\b|\bi(?: have|'ve)? (?:just |recently )?(?:joined|switched to) (?!(?:a|an|the|my|our|"
              r"this|that|some)\b)\w+(?: \w+)? (?:as|last|this|in|on|a)\b"
              r"|我(?:现在|目前)?" + _WHEN_ZH + r"在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我" + _WHEN_ZH + r"(?:加入|入职)了?"),
             _WORK_QUESTION + r"|\b(?:company|firm)\b",
@@ -176,10 +176,11 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物",
         ),
         "family": (
-            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b(?!'s)"
-             r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
-            (r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|family|relatives?)\b"
-             r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
+            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)"
+             r"\b(?!'s)|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"
+             r"|我(?:的)?(?:女朋友|男朋友|对象)(?:叫|是)|(?:^|[，,;；]\s*)(?:现在|目前)?的?(?:女朋友|男朋友|对象)(?:叫|是)"),
+            (r"\b(?:wife|husband|partner|girlfriend|boyfriend|daughter|son|kids?|children|mother|father|mom|dad|parents?|family"
+             r"|relatives?)\b|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人|女朋友|男朋友|对象"),
         ),
         "boss": (
             (r"\bmy (?:new |current )?(?:boss|manager|supervisor|line manager)(?:'s name is| is (?:now )?(?:called |named )?"
@@ -204,7 +205,8 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|\bi (?:just )?(?:bought|got) (?:myself )?an? (?:new |used |second-hand )?(?:\w+ )?(?:" + _CARS + r")\b"
              r"|\bi (?:just )?(?:sold|traded in) my (?:[\w-]+ ){0,3}?(?:and (?:bought|got)|for) an? "
              r"|我(?:现在)?开(?:的是|一辆|着一辆)|我(?:现在|目前)?" + _WHEN_ZH + r"(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:"
-             + _CARS_ZH + r")|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?新车"),
+             + _CARS_ZH + r")|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:" + _CARS_ZH
+             + r")|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?(?:新)?车(?!位|票|厢|次)"),
             r"\b(?:car|cars|vehicle)\b|\bdo i drive\b|汽车|车子|开车|开的车|什么车|的车|车是|车牌|买车|换车",
         ),
     }.items()

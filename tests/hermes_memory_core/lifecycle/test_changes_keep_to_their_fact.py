@@ -44,8 +44,12 @@ def test_an_employer_stored_under_the_old_job_key_is_not_replaced_by_a_job(mem: 
     ("I live in Hangzhou.", "我上个月搬到深圳了。", "residence"),
     ("I drive a Toyota Corolla.", "我现在开特斯拉了。", "vehicle"),
     ("I work for Siemens.", "我上个月入职了腾讯。", "employer"),
+    ("I drive a Toyota Corolla.", "我换了车，现在开特斯拉。", "vehicle"),
+    ("My girlfriend is Sofia.", "我和Sofia分手了，现在的女朋友叫Lena。", "family_partner"),
+    ("我女朋友叫Sofia。", "I broke up with Sofia; my partner is now Lena.", "family_partner"),
+    ("我住在杭州。", "I moved to Shenzhen last month.", "residence"),  # never the employer ("moved to X last…")
 ])
-def test_a_change_said_in_chinese_versions_the_english_fact(mem: MemoryProvider, fact: str, change: str,
+def test_a_change_said_in_the_other_language_versions_its_fact(mem: MemoryProvider, fact: str, change: str,
                                                             key: str) -> None:
     first = mem.remember(fact, user_id="u")
     assert fact_key_of(change) == key
