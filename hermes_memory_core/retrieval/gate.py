@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from hermes_memory_core.text.fact_topics import TOPICS
+from hermes_memory_core.text.fact_topics import TOPICS, about_someone_else
 from hermes_memory_core.text.tokenizer import tokenize
 
 __all__ = ["FACT_TOPICS", "needs_permanent", "question_topics", "should_recall"]
@@ -107,6 +107,9 @@ FACT_TOPICS: dict[str, re.Pattern[str]] = {topic.key: topic.question for topic i
 
 
 def question_topics(text: str) -> frozenset[str]:
-    """The fact topics a question asks about (see :data:`FACT_TOPICS`)."""
+    """The fact topics of the user's that a question asks about (see :data:`FACT_TOPICS`). A question about someone
+    of theirs ("What does my neighbour do?", "用户的外公以前是做什么的？") asks about the user's family at most: the
+    user's own job, home or diet is not its answer."""
     norm = unicodedata.normalize("NFKC", text).lower()
-    return frozenset(topic for topic, pattern in FACT_TOPICS.items() if pattern.search(norm))
+    topics = frozenset(topic for topic, pattern in FACT_TOPICS.items() if pattern.search(norm))
+    return topics & {"family"} if topics and about_someone_else(norm) else topics

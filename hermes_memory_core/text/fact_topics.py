@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "asks_a_kind", "names_a_member"]
+__all__ = ["ABOUT_SOMEONE_ELSE", "CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "about_someone_else",
+           "asks_a_kind", "names_a_member"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,25 @@ _WHEN_ZH = r"(?:上个?月|上周|上礼拜|去年|今年|年初|月初|最近|�
 _WORK_QUESTION = (r"\b(?<!\bto )(?<!from )(?<!after )(?<!before )work(?:s|ing)?\b"
                   r"|\b(?:job|occupation|profession|employer|career|for a living)\b"
                   r"|工作|职业|上班|做什么的|(?<![空险递业信])公司")
+
+#: A question about someone of the user's, not the user ("What does my neighbour do?", "用户的外公以前是做什么的？",
+#: "Where does my sister live?"): the user's own job or home is not its answer; a relative's family fact may be.
+ABOUT_SOMEONE_ELSE = re.compile(
+    r"\b(?:my|the user's|user's)\s+(?:(?:older|younger|little|big|best|new|old|oldest|eldest|late|ex-?)\s+)?"
+    r"(?:sister|brother|siblings?|mom|mum|mother|dad|father|parents?|son|daughter|kids?|children|wife|husband|partner|"
+    r"girlfriend|boyfriend|fianc[eé]e?|friends?|colleagues?|co-?workers?|neighbou?rs?|room-?mates?|flatmates?|cousins?|"
+    r"aunt|uncle|grand(?:ma|mother|pa|father|parents)|niece|nephew|in-laws?|teammates?|classmates?)\b"
+    r"|(?:我|用户)(?:的|家)?(?:姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|父母|儿子|女儿|孩子|老婆|妻子|老公|丈夫|男朋友|女朋友|朋友|"
+    r"同事|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷|公公|婆婆|岳父|岳母)")
+#: The user among the doers ("Where do my wife and I live?", "我和我老婆住在哪里？"): the user's own fact still answers.
+_WITH_THE_USER = re.compile(r"\b(?:and|&) i\b|\bi and\b|\bwe\b|\bour\b|我们|我和|和我|跟我")
+
+
+def about_someone_else(question: str) -> bool:
+    """Whether ``question`` asks about someone of the user's rather than the user (see :data:`ABOUT_SOMEONE_ELSE`)."""
+    q = question.lower()
+    return bool(ABOUT_SOMEONE_ELSE.search(q)) and not _WITH_THE_USER.search(q)
+
 
 #: Instruments and sports a user plays, as a pattern's alternatives ("I play the cello" is a habit of the user).
 INSTRUMENTS = (r"piano|guitar|cello|violin|viola|drums|flute|saxophone|sax|clarinet|trumpet|trombone|bass|ukulele|"

@@ -56,3 +56,18 @@ def test_statement_and_question_meet_on_the_topic(topic: str) -> None:
 ])
 def test_a_word_the_topic_shares_is_not_enough(question: str, topics: set[str]) -> None:
     assert question_topics(question) == topics
+
+
+@pytest.mark.parametrize(("question", "topics"), [
+    ("用户的邻居是做什么工作的？", set()),  # the neighbour's job: the user's own is no answer
+    ("用户的外公以前是做什么的？", set()),
+    ("Where does my sister live?", set()),
+    ("What is my wife's job?", {"family"}),  # a relative's fact may answer
+    ("What does my husband do for work?", {"family"}),
+    ("Where do my wife and I live?", {"family", "residence"}),  # the user is among the doers
+    ("我和我老婆住在哪里？", {"family", "residence"}),
+    ("What is my job?", {"occupation", "employer"}),
+])
+def test_a_question_about_someone_of_the_users_asks_no_topic_of_the_users_own(question: str,
+                                                                              topics: set[str]) -> None:
+    assert question_topics(question) == topics
