@@ -104,7 +104,8 @@ def _check(key: str, scope: dict[str, Any]) -> None:
         mem = scope["mem"]
         mem.flush()
         stored = [r.content for r in mem.list_memories(user_id="u1", memory_types=["long_term"])]
-        assert "我平时写 Python 比较多，不太想用 Java" in stored  # the scripted model classified it long-term
+        assert "用户平时写 Python 比较多，不太想用 Java" in stored  # the scripted model classified it long-term (its
+        # rewrite kept the first person: the fact is said of the user)
     elif key == "docs/langchain.md::Agents: `create_agent` + middleware + store":
         mem = scope["mem"]
         assert any("Hangzhou" in h.content for h in mem.search("Hangzhou", user_id="alice"))
