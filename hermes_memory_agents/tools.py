@@ -45,6 +45,7 @@ from hermes_memory_core import (
     MemoryHit,
     MemoryProvider,
     MemoryType,
+    search_answers,
     shown_hit,
 )
 
@@ -359,8 +360,9 @@ class MemoryTools:
         if tiers is None and not scope.caller.read_permanent:
             tiers = [t for t in TIERS if t != MemoryType.PERMANENT.value]
         try:
-            hits = self.memory.search(query, user_id=scope.user_id, top_k=top_k, memory_types=tiers, tags=tags,
-                                      caller=scope.caller)
+            # what the user only asked, or a reply that did not know, answers nothing: the answers come first
+            hits = search_answers(self.memory, query, user_id=scope.user_id, top_k=top_k, memory_types=tiers,
+                                  tags=tags, caller=scope.caller)
         except HermesMemoryError as exc:
             return _error(str(exc))
         return _result({"results": [_hit(h) for h in hits], "count": len(hits)})

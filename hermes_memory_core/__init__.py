@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import hermes_memory_core._startup  # noqa: F401 - first: Ctrl-C while the command starts is one line
 from hermes_memory_core import errors
+from hermes_memory_core.answering import answering, asearch_answers, search_answers
 from hermes_memory_core.config import MemoryConfig, RankingConfig
 from hermes_memory_core.context import TurnContext, aturn_context, says_something, turn_context
 from hermes_memory_core.errors import *  # noqa: F403 - every error class is public (errors.__all__)
@@ -107,6 +108,8 @@ __all__ = [
     "TurnContext",
     "WriteVerdict",
     "__version__",
+    "answering",
+    "asearch_answers",
     "aturn_context",
     "check_memory_write",
     "others_words",
@@ -123,6 +126,7 @@ __all__ = [
     "prompt_safe_hits",
     "prompt_safe_summary",
     "render_memory_block",
+    "search_answers",
     "should_recall",
     "shown_hit",
     "says_something",

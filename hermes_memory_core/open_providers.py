@@ -6,13 +6,24 @@ still has its buffered access records written, its background work finished and 
 a time — its open sessions ended, so what the user said in them is classified by the host model their surface
 was given, in the process that holds it. ``atexit`` runs while background threads still run, so no close waits
 on a lock a thread frozen by the interpreter's finalisation holds.
+
+A process stopped by ``SIGTERM`` (``docker stop``, ``systemctl stop``, ``kill``) runs no ``atexit`` by default:
+Python's default action for the signal ends it at once. While a store is open, a ``SIGTERM`` the application left at
+its default is turned into a normal exit (``SystemExit(143)``, the status the signal gives), so the sessions are
+ended by this process's model as at a plain exit. A handler the application set is never replaced, and only the
+main thread can set one (a store opened elsewhere leaves the signal as it is). A process killed outright
+(``SIGKILL``, ``os._exit``, a power cut) ends nothing: the next process that opens the store for writing ends its
+sessions, with the rules when it was given no model.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import signal
+import threading
 import weakref
+from types import FrameType
 from typing import Protocol, TypeVar
 
 __all__ = ["add", "close_all", "get"]
@@ -27,8 +38,23 @@ _OPEN: weakref.WeakValueDictionary[str, _Closable] = weakref.WeakValueDictionary
 
 
 def add(store_key: str, provider: _Closable) -> None:
-    """Register an open provider under its store key (held weakly: a provider nothing else holds goes away)."""
+    """Register an open provider under its store key (held weakly: a provider nothing else holds goes away), and
+    make a default ``SIGTERM`` a normal exit (see the module docstring)."""
     _OPEN[store_key] = provider
+    _exit_on_sigterm()
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # unwinds the main thread: atexit closes the stores, then the process exits
+
+
+def _exit_on_sigterm() -> None:
+    """Make ``SIGTERM`` a normal exit when it is at Python's default and this is the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with contextlib.suppress(ValueError, OSError, AttributeError):  # a platform or an embedding without the signal
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminate)
 
 
 def get(store_key: str) -> _Closable | None:

@@ -20,10 +20,11 @@ from hermes_memory_core import (
     MemoryHit,
     MemoryProvider,
     MemoryType,
+    answering,
+    asearch_answers,
     aturn_context,
-    holds_no_answer,
     prompt_safe_hits,
-    says_something,
+    search_answers,
     turn_context,
 )
 from langchain_hermes_memory.llm import LangChainLLM
@@ -33,31 +34,14 @@ __all__ = ["HermesRetriever"]
 _FILTERS = ("memory_types", "session_id", "tags", "time_range", "now")
 
 
-#: How many more memories a plain search reads than it returns, so that lines that answer nothing leave room for
-#: the next best.
-_SLACK = 8
-#: The most a search reads (the core's top_k limit).
-_MOST = 1000
-
-
 def _unfiltered(args: dict[str, Any]) -> bool:
     """Whether a gated retrieval asks for a chat turn's recall as is (no session, tag or time filter)."""
     return not args.get("session_id") and not args.get("tags") and args.get("time_range") is None
 
 
-def _shown(hits: list[MemoryHit], k: int) -> list[Document]:
-    """The first ``k`` of ``hits`` that a prompt may show and that can answer something, as documents."""
-    kept = [h for h in prompt_safe_hits(hits) if says_something(h) and not holds_no_answer(h)]
-    return [_document(h) for h in kept[:k]]
-
-
-def _page(found: list[MemoryHit], size: int, k: int) -> tuple[list[Document], int | None]:
-    """The documents of a search read at ``size``, and the size to read next: None when they are ``k``, or the
-    store held no more, or the search read all it may."""
-    docs = _shown(found, k)
-    if len(docs) >= k or len(found) < size or size >= _MOST:
-        return docs, None
-    return docs, min(4 * size, _MOST)
+def _shown(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """Of a page of hits, those a prompt may show and that can answer something, in order."""
+    return answering(prompt_safe_hits(hits))
 
 
 def _document(hit: MemoryHit) -> Document:
@@ -207,12 +191,10 @@ class HermesRetriever(BaseRetriever):
                 hits = turn_context(self.memory, query, user_id=self.user_id, top_k=k, caller=args["caller"],
                                     llm=args.get("llm"), now=args.get("now")).hits
                 return [_document(h) for h in hits]
-            return _shown(self.memory.recall(query, user_id=self.user_id, top_k=k, **args), k)
-        docs: list[Document] = []
-        size: int | None = k + _SLACK
-        while size is not None:  # read on while the lines that answer nothing filled the page
-            docs, size = _page(self.memory.search(query, user_id=self.user_id, top_k=size, **args), size, k)
-        return docs
+            return [_document(h) for h in _shown(self.memory.recall(query, user_id=self.user_id, top_k=k, **args))[:k]]
+        # read on while the lines that answer nothing filled the page
+        return [_document(h) for h in search_answers(self.memory, query, user_id=self.user_id, top_k=k,
+                                                     shown=_shown, **args)]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -225,9 +207,7 @@ class HermesRetriever(BaseRetriever):
                 ctx = await aturn_context(self.memory, query, user_id=self.user_id, top_k=k, caller=args["caller"],
                                           llm=args.get("llm"), now=args.get("now"))
                 return [_document(h) for h in ctx.hits]
-            return _shown(await self.memory.arecall(query, user_id=self.user_id, top_k=k, **args), k)
-        docs: list[Document] = []
-        size: int | None = k + _SLACK
-        while size is not None:
-            docs, size = _page(await self.memory.asearch(query, user_id=self.user_id, top_k=size, **args), size, k)
-        return docs
+            return [_document(h) for h in _shown(await self.memory.arecall(query, user_id=self.user_id, top_k=k,
+                                                                           **args))[:k]]
+        hits = await asearch_answers(self.memory, query, user_id=self.user_id, top_k=k, shown=_shown, **args)
+        return [_document(h) for h in hits]

@@ -22,7 +22,7 @@ from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
-from hermes_memory_core.text.perspective import to_first_person, to_third_person
+from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
@@ -34,8 +34,10 @@ __all__ = [
     "Classifier",
     "LLMClassifier",
     "RuleClassifier",
+    "about_someone_else",
     "fact_key_of",
     "is_hypothetical",
+    "not_a_fact",
     "parse_classification",
     "rewrites",
     "rule_normalize",
@@ -270,7 +272,11 @@ class LLMClassifier:
 
     def normalize(self, content: str) -> str:
         answer = _first_line(ask(self.llm, NORMALIZE_PROMPT.format(content=content[:2000]), self.timeout, self.pool))
-        return answer if rewrites(answer, content) else rule_normalize(content)
+        if not rewrites(answer, content):
+            return rule_normalize(content)
+        # a model that kept the user's own wording ("我搬到深圳了。") is put in the third person, as the prompt asked:
+        # a fact is said of the user, and the user's line it was made of is shown once, not twice
+        return to_third_person(answer) if has_first_person(answer) else answer
 
 
 #: A rewrite keeps at least this share of the statement's words (single characters of Chinese), and one at least.
@@ -322,12 +328,14 @@ _LONG_TERM = re.compile(
 )
 #: Facts a user holds several of are keyed by their object too: a new allergy never supersedes another one.
 _ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
-_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|mother|father|kids?|children)\b"
-                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)")
+_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)\b"
+                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
+                       r"|(?:^|[，,;；]\s*)(?:现在|目前)?的?(女朋友|男朋友|对象)")
 _PET = re.compile(r"\b(cat|dog|puppy|kitten|rabbit|hamster|parrot)\b|(猫|狗|兔子)")
 _PETS_ZH = {"猫": "cat", "狗": "dog", "兔子": "rabbit", "puppy": "dog", "kitten": "cat"}
 _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
-                 "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother"}
+                 "孩子": "children", "父亲": "father", "爸爸": "father", "母亲": "mother", "妈妈": "mother",
+                 "女朋友": "partner", "男朋友": "partner", "对象": "partner"}
 
 
 def _refine(key: str, text: str) -> str:
@@ -339,8 +347,10 @@ def _refine(key: str, text: str) -> str:
         animal = m.group(1) or m.group(2)
         return "pet_" + _PETS_ZH.get(animal, animal)
     if key == "family" and (m := _RELATIVE.search(text)):
-        relation = m.group(1) or _RELATIVES_ZH[m.group(2)]
-        return "family_" + {"kid": "children", "kids": "children"}.get(relation, relation)
+        relation = m.group(1) or _RELATIVES_ZH[m.group(2) or m.group(3)]
+        # one partner at a time, whatever the user calls them ("my girlfriend", "my partner", "女朋友")
+        return "family_" + {"kid": "children", "kids": "children", "girlfriend": "partner",
+                            "boyfriend": "partner"}.get(relation, relation)
     return key
 
 
@@ -423,7 +433,7 @@ def split_facts(content: str) -> list[str]:
 
 #: A statement about the moment it was said in ("today", "right now", "今天"): a passing state, not a lasting fact
 #: (unless it reports a change: "I moved to Berlin today").
-_PASSING = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|right now|at the moment)\b"
+_PASSING = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|at the moment)\b"
                       r"|今天|今晚|今早|此刻|这会儿")
 
 
@@ -435,6 +445,44 @@ _HYPOTHETICAL = re.compile(
     r"thinking of|considering) (?:a )?(?:new )?(?:job|work|moving|becoming|going)\b"
     r"|如果|要是|假如|假设|但愿|我(?:想|打算|准备|考虑)(?:要)?(?:当|成为|换|去|搬)|我在找工作"
 )
+
+
+#: A request to the assistant ("Remind me to email my boss", "提醒我明天给老板发邮件"): something to do, not a fact.
+_REQUEST = re.compile(
+    r"^\s*(?:(?:please|pls|hey|ok|okay)[,\s]+)?(?:remind me|tell me|help me|show me|find me|book me|send me|"
+    r"(?:can|could|would|will) you (?:please )?(?!remember|note|keep in mind)\w+)\b"
+    r"|^\s*(?:请你?|麻烦你?|你)?(?:提醒我|帮我|告诉我|给我找|替我)")
+
+#: A statement whose subject is someone of the user's, not the user ("My sister lives in Paris", "我朋友在深圳上班"):
+#: about them, never a new value of the user's own fact (a relative's own fact is the family topic's).
+_OTHERS_SUBJECT = re.compile(
+    r"^\s*(?:(?:oh|and|also|so)[,\s]+)?(?:my|our) (?:(?:older|younger|little|big|best|new|old|oldest|eldest) )?"
+    r"(?:sister|brother|siblings?|mom|mum|mother|dad|father|parents?|son|daughter|kids?|children|wife|husband|partner|"
+    r"girlfriend|boyfriend|fianc[eé]e?|friends?|colleagues?|co-?workers?|neighbou?rs?|room-?mates?|flatmates?|cousins?|"
+    r"aunt|uncle|grand(?:ma|mother|pa|father|parents)|niece|nephew|in-laws?|teammates?|classmates?)\b"
+    r"(?!'s name|\s+is\s+(?:called|named))"
+    r"|^\s*我(?:的|家)?(?:姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|父母|儿子|女儿|孩子|老婆|妻子|老公|丈夫|男朋友|女朋友|朋友|"
+    r"同事|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷)(?!叫|的名字)")
+
+
+def not_a_fact(text: str) -> str | None:
+    """Why a statement is no new value of the user's own fact, whatever a host model made of it, or None: a
+    hypothetical or a wish, a passing remark about today, a request to the assistant. The rules never keep these as
+    lasting; :func:`~hermes_memory_core.lifecycle.promotion.plan_write` holds a model's classification to the same."""
+    low = text.lower()
+    if is_hypothetical(low):
+        return "a hypothetical or a wish, not a fact"
+    if _PASSING.search(low) and not is_change(low):
+        return "a passing remark about today, not a lasting fact"
+    if _REQUEST.search(low):
+        return "a request to the assistant, not a fact"
+    return None
+
+
+def about_someone_else(text: str) -> bool:
+    """Whether a statement's subject is someone of the user's ("My sister lives in Paris"), not the user: it never
+    versions the user's own residence, job or diet, whatever key a host model gave it."""
+    return bool(_OTHERS_SUBJECT.search(text.lower()))
 
 
 def is_hypothetical(text: str) -> bool:
@@ -476,7 +524,10 @@ def rule_normalize(content: str) -> str:
     """Third-person, single-line form of a first-person statement, verbs agreeing ("我喜欢…" → "用户喜欢…",
     "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
     written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
-    text = _ASKED_TO_REMEMBER.sub("", " ".join(content.strip().split())) or content.strip()
+    plain = " ".join(content.strip().split())
+    text = _ASKED_TO_REMEMBER.sub("", plain) or content.strip()
+    if text != plain:  # "Could you remember that my daughter's name is Mia?": the request's question mark goes too
+        text = _REQUEST_END.sub("", text) or text
     text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
     text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
@@ -492,9 +543,13 @@ _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 
 
+#: The end of a request to remember ("…, please?", "…吗？"), left when the request itself is taken off.
+_REQUEST_END = re.compile(r"(?:[,，]?\s*please)?\s*(?:吗|好吗|可以吗|行吗)?\s*[?？]\s*$", re.IGNORECASE)
+
 #: "Remember that …" / "请记住…": the request to remember is not part of the fact.
 _ASKED_TO_REMEMBER = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)?(?:remember|note|keep in mind|don't forget|do not forget|never forget)"
-    r"(?:\s+(?:that|this))?\s*[,:：-]?\s+|^(?:请你?|你要|帮我)?(?:记住|记得|记一下|别忘了|不要忘了)[，,:：]?\s*",
+    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you (?:please )?)?(?:remember|note|keep in mind"
+    r"|make a note of|don't forget|do not forget|never forget)(?:\s+(?:that|this))?\s*[,:：-]?\s+"
+    r"|^(?:请你?|你要|帮我|(?:你|您)?(?:能|能不能|可以|可不可以)?(?:帮我)?)(?:记住|记得|记一下|记下|别忘了|不要忘了)[，,:：]?\s*",
     re.IGNORECASE,
 )

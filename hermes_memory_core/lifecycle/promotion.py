@@ -29,8 +29,10 @@ from hermes_memory_core.lifecycle.classifier import (
     Classifier,
     LLMClassifier,
     RuleClassifier,
+    about_someone_else,
     fact_key_of,
     is_hypothetical,
+    not_a_fact,
     split_facts,
 )
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
@@ -253,6 +255,9 @@ def plan_write(
     reason = decision.reason
     if tier is not MemoryType.SHORT_TERM and is_question(content):  # whatever the classifier answered
         return _Plan(RememberResult(None, MemoryType.SHORT_TERM, QUESTION_REASON, RememberAction.SKIPPED))
+    veto = not_a_fact(content)  # a wish, a remark about today, a request: no fact, whatever a model answered
+    if veto is not None and tier is not MemoryType.SHORT_TERM:
+        tier, reason = MemoryType.SHORT_TERM, f"rules: {veto} (classified {tier.value}: {reason})"
     verdict = check_memory_write(content, source)
     if not verdict.allow_long_term:
         return _Plan(RememberResult(None, tier, verdict.reason, RememberAction.REJECTED))
@@ -288,7 +293,9 @@ def plan_write(
         rewritten = check_memory_write(text, source)
         if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
             return _Plan(RememberResult(None, tier, rewritten.reason, RememberAction.REJECTED))
-        if decision.key:
+        if decision.key and veto is None and not (about_someone_else(content)
+                                                  and decision.key.split("_", 1)[0] != "family"):
+            # (a model's key for "My sister lives in Paris" is not the user's residence: it versions nothing)
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta, created_at=said_at or None)
@@ -393,8 +400,17 @@ def same_fact_target(
     flt = MemoryFilter(user_id, tuple(t.value for t in tiers), now=now)
     # the lifecycle reads as the lifecycle: a permanent fact read here is logged as such
     found = [rec for rec in engine.reads.list_records(user_id, flt.for_rows(now), _PROFILE_SCAN, 0, LIFECYCLE, now)
-             if rec.metadata.get("fact_key") == key or fact_key_of(rec.content) == key]
+             if _holds_key(rec, key)]
     return max(found, key=lambda r: (r.updated_at, r.created_at), default=None)
+
+
+def _holds_key(rec: MemoryRecord, key: str) -> bool:
+    """Whether ``rec`` holds the keyed fact ``key``: what it says, as the rules key it now, or, where they key it on
+    no topic, the key it was stored with. A fact stored under a topic the table has since split keeps to what it says
+    ("The user works at Google", stored as ``occupation``, is the employer now: "I'm a nurse now" leaves it be)."""
+    said = fact_key_of(rec.content)
+    stored = rec.metadata.get("fact_key")
+    return said == key or (stored == key and (said is None or said.split("_", 1)[0] == key.split("_", 1)[0]))
 
 
 def _dedupe_tiers(tier: MemoryType, caller: Caller) -> tuple[MemoryType, ...]:
@@ -431,6 +447,8 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
         p, key = replace(p, item=item), None
     found = engine.reads.find_fact(item.user_id, str(key), (tier,)) if key else None
     target, how = (engine.reads.record(found), "superseded") if found else (None, "")
+    if target is not None and not _holds_key(target, str(key)):
+        target = None  # stored under a key the table has since split, it says another fact now (see _holds_key)
     if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
         target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)

@@ -28,10 +28,12 @@ _ZH_FILLERS = [
 ]
 #: Whole sentences of small talk that ask and say nothing ("I'm new here.", "Nice to meet you!", "How are you?").
 _SMALL_TALK = re.compile(
-    r"(?:i'?m|i am) new (?:here|to this)|(?:it'?s )?(?:my )?first time (?:here|using this)|(?:it'?s )?"
+    r"(?:i'?m|i am) new (?:here|to this)|(?:it'?s )?(?:my )?first time (?:here|using (?:this|you)(?: \w+)?)"
+    r"|i(?:'ve| have)? (?:just |only )?(?:started|began|begun) (?:using|trying|talking to) (?:this|you|the) ?"
+    r"(?:assistant|app|bot|chatbot|service|tool|thing)?(?: today)?|(?:it'?s )?"
     r"(?:nice|glad|pleased|good|great) to (?:meet|see|talk to) you(?: too| again)?|long time no see|how are you(?: doing)?(?: today)?"
     r"|how(?:'s| is) it going|what'?s up|(?:i'?m|i am) (?:good|fine|great|well|ok|okay)(?:,? thanks?(?: you)?)?(?:,? and you)?"
-    r"|我是新来的|初次见面|很高兴(?:认识|见到)(?:你|您)|好久不见|你好吗|最近(?:好|怎么样)吗?|我(?:很)?好(?:，|,)?谢谢"
+    r"|我是新来的|我(?:刚|刚刚)?(?:开始)?(?:用|使用)(?:你|这个(?:助手|应用|软件|工具)?)|初次见面|很高兴(?:认识|见到)(?:你|您)|好久不见|你好吗|最近(?:好|怎么样)吗?|我(?:很)?好(?:，|,)?谢谢"
 )
 #: What ends a sentence (with the spaces around it), stripped before a sentence is read as small talk.
 _ENDS = " .!~。！～?？"

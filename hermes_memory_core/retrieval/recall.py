@@ -55,6 +55,7 @@ from hermes_memory_core.retrieval.recall_policy import (
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.relevance_model import default_model
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
+from hermes_memory_core.text.answer_types import expected_value, holds_value
 from hermes_memory_core.text.fact_topics import asks_a_kind, names_a_member
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.perspective import to_third_person
@@ -217,6 +218,13 @@ class Recaller:
                         or _topic_of(h.content) in topics
                         or (h.confidence or 0.0) >= (floor or 0.0) + FOCUS_MARGIN]
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
+        # a question that names the kind of its answer (a colour, a blood type, a size…) is answered only by a line
+        # holding such a value: the lines that merely sound like it ("my favourite dish" for "my favourite colour")
+        # say nothing, and the user never said it
+        value = expected_value(asked)
+        if (value is not None and floor is not None and not talk and not addressed
+                and not any(holds_value(value, h.content) for h in recalled)):
+            return standing
         decided = bool(repeat) or talk or addressed
         judged = None
         if llm is not None and recalled and self._unsure(decided, floor, best, focus, recalled):

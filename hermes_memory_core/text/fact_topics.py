@@ -39,17 +39,28 @@ _JOBS = (r"engineer|developer|doctor|teacher|nurse|lawyer|analyst|designer|manag
          r"radiologist|psychologist|economist|data scientist|product manager|paralegal")
 
 
-#: A job noun as the object of "I am a …" / "I became a …": an optional word before it that is not a judgement ("a
+#: A job noun as the object of "I am a …" / "I became a …": up to two words before it that are no judgement ("a
 #: terrible driver", "a big Doctor Who fan" are no jobs), and nothing after it that makes it someone else's or a kind
 #: of fan ("a nurse's daughter").
 _JOB = (r"(?:(?!(?:terrible|good|great|bad|big|huge|awful|better|worse|lousy|careful|safe|fast|slow|nervous|decent|poor|"
-        r"amateur|wannabe|failed|frustrated|born|natural|backseat|sunday|total|real|proud)\b)\w+ )?(?:" + _JOBS
+        r"amateur|wannabe|failed|frustrated|born|natural|backseat|sunday|total|real|proud)\b)[\w-]+ ){0,2}(?:" + _JOBS
         + r")\b(?!'s|\s+(?:who|fan|friend|wannabe|'s)\b)")
 #: What a user drives: kinds of vehicle, makes and common models.
 _CARS = (r"car|suv|truck|van|minivan|pickup|hatchback|sedan|motorbike|motorcycle|scooter|electric car|ev|tesla|honda|"
          r"toyota|bmw|ford|audi|volkswagen|vw|mercedes|benz|nissan|hyundai|kia|mazda|subaru|volvo|chevy|chevrolet|jeep|"
          r"porsche|lexus|byd|prius|civic|corolla|camry|model [3sxy]")
 
+
+#: Makes of car as Chinese users name them ("我现在开特斯拉了").
+_CARS_ZH = (r"特斯拉|比亚迪|丰田|本田|宝马|奔驰|奥迪|大众|蔚来|理想|小鹏|福特|日产|马自达|雷克萨斯|保时捷|吉利|长城|哈弗|红旗|五菱|"
+            r"沃尔沃|现代|起亚|别克|雪佛兰|小米|问界|极氪|凯迪拉克|路虎|斯巴鲁|三菱|标致|雪铁龙|奇瑞|长安|荣威|名爵|领克")
+#: When a Chinese statement says a thing happened ("我上个月搬到深圳了", "我去年刚换了车"): words between 我 and its verb.
+_WHEN_ZH = r"(?:上个?月|上周|上礼拜|去年|今年|年初|月初|最近|前不久|前段时间|前几天|刚刚|刚|已经|终于|也)*"
+
+#: A question about the user's work: what they do and where (both the occupation and the employer topic).
+_WORK_QUESTION = (r"\b(?<!\bto )(?<!from )(?<!after )(?<!before )work(?:s|ing)?\b"
+                  r"|\b(?:job|occupation|profession|employer|career|for a living)\b"
+                  r"|工作|职业|上班|做什么的|(?<![空险递业信])公司")
 
 #: Instruments and sports a user plays, as a pattern's alternatives ("I play the cello" is a habit of the user).
 INSTRUMENTS = (r"piano|guitar|cello|violin|viola|drums|flute|saxophone|sax|clarinet|trumpet|trombone|bass|ukulele|"
@@ -121,32 +132,41 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         ),
         "birth": (
             r"\bi was born\b|\bmy birthday\b|我的生日|我出生",
-            r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大",
+            r"\b(?:born|birthday|how old|age)\b|生日|出生|几岁|多大(?![号码尺的个])",
         ),
         "occupation": (
-            (r"\b(?:i|and) (?:now |currently |still )?work (?:as|at|for)\b|\bmy (?:new |current )?job (?:is (?:as|at|with) |title is |as )"
-             r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bmy new job at\b|\bi(?: am|'m) (?:now |currently |still )?(?:working |employed )?(?:as )?an? " + _JOB
+            (r"\b(?:i|and) (?:now |currently |still )?work as\b|\bmy (?:new |current )?job (?:is as |title is |as )"
+             r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bi(?: am|'m) (?:now |currently |still )?(?:working |employed )?(?:as )?an? " + _JOB
              + r"|\bi(?: have|'ve)? (?:just )?(?:became|become|retrained as|qualified as|trained as) an? " + _JOB
              + r"|\bi (?:just )?(?:got|started|landed|took) (?:a |my )?(?:new )?job\b(?! (?:interview|offer|application))"
              r"|\bi(?: have|'ve)? (?:just )?(?:switched|changed) (?:careers?|jobs?)\b"
              r"|\bi(?: am|'m| have|'ve)? (?:just )?retired\b(?! (?:my|the|a|an|it|this|that|our|his|her|them)\b)"
-             r"|我(?:现在|目前)?在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我的工作是|我(?:已经|刚|刚刚)?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作"
+             r"|我的工作是|我(?:已经|刚|刚刚)?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作"
              r"|我(?:已经|刚|刚刚)?跳槽|我退休了"
-             r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家)(?!的)"
+             r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家|会计|护士|司机|记者)(?!的)"
              r"|我(?:现在|目前|已经)?(?:是|当|成为)(?:一名|一个|了)?.{0,6}"
              r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师|急救员|药剂师|"
              r"建筑师|飞行员|警察|消防员|研究员|教授|作家|翻译|会计师|麻醉师)(?!的)"
              r"|^我.{0,20}[，,]\s*(?:我)?(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,6}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|"
              r"护士|会计|记者|厨师|司机|教师|急救员|药剂师|麻醉师)|我(?:现在|目前)?是一名(?!.{0,8}的(?:女儿|儿子|妻子|丈夫))"),
-            (r"\b(?:work(?:s|ing)?|job|occupation|profession|employer|career|for a living)\b"
-             r"|工作|职业|上班|做什么的|公司"),
+            _WORK_QUESTION,
+        ),
+        # where the user works, apart from what they do: "I work for Siemens" never replaces "I'm a data engineer"
+        "employer": (
+            (r"\b(?:i|and) (?:now |currently |still )?work (?:at|for)\b|\bmy (?:new |current )?job is (?:at|with) "
+             r"|\bmy new job at\b|\bi(?: have|'ve)? (?:just |recently )?(?:joined|switched to) (?!(?:a|an|the|my|our|"
+             r"this|that|some)\b)\w+(?: \w+)? (?:as|last|this|in|on|a)\b"
+             r"|我(?:现在|目前)?" + _WHEN_ZH + r"在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我" + _WHEN_ZH + r"(?:加入|入职)了?"),
+            _WORK_QUESTION + r"|\b(?:company|firm)\b",
         ),
         "residence": (
             (r"\bi (?:now |currently |still )?live in\b(?! (?:fear|hope|denial|the moment|the past|a bubble|peace|dread)\b)"
              r"|\bmy address\b"
              r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
-             r"|我(?:现在|目前)?在.{1,10}住(?!院|宿|店|酒店)|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住(?!院|宿|店|酒店|了一晚))|我(?:从.{1,12})?搬(?:家)?到"),
-            (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|home|moved|reside\w*)\b"
+             r"|我(?:现在|目前)?在.{1,10}住(?!院|宿|店|酒店)|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住(?!院|宿|店|酒店|了一晚))"
+             r"|我" + _WHEN_ZH + r"(?:从.{1,12})?搬(?:家)?到"),
+            (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|moved|reside\w*)\b"
+             r"|\b(?<!\bat )home\b(?!\s*(?:wi-?fi|network|internet|router|page|screen|office|made|cook\w*|gym))"
              r"|住|地址|城市|搬|家在|哪个城市"),
         ),
         "pet": (
@@ -156,10 +176,11 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物",
         ),
         "family": (
-            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|mother|father|kids?|children)\b(?!'s)"
-             r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"),
-            (r"\b(?:wife|husband|partner|daughter|son|kids?|children|mother|father|mom|dad|parents?|family|relatives?)\b"
-             r"|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人"),
+            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)"
+             r"\b(?!'s)|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"
+             r"|我(?:的)?(?:女朋友|男朋友|对象)(?:叫|是)|(?:^|[，,;；]\s*)(?:现在|目前)?的?(?:女朋友|男朋友|对象)(?:叫|是)"),
+            (r"\b(?:wife|husband|partner|girlfriend|boyfriend|daughter|son|kids?|children|mother|father|mom|dad|parents?|family"
+             r"|relatives?)\b|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人|女朋友|男朋友|对象"),
         ),
         "boss": (
             (r"\bmy (?:new |current )?(?:boss|manager|supervisor|line manager)(?:'s name is| is (?:now )?(?:called |named )?"
@@ -183,7 +204,9 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|\bi (?:now )?own an? (?:\w+ )?(?:" + _CARS + r")\b"
              r"|\bi (?:just )?(?:bought|got) (?:myself )?an? (?:new |used |second-hand )?(?:\w+ )?(?:" + _CARS + r")\b"
              r"|\bi (?:just )?(?:sold|traded in) my (?:[\w-]+ ){0,3}?(?:and (?:bought|got)|for) an? "
-             r"|我(?:现在)?开(?:的是|一辆|着一辆)|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?新车"),
+             r"|我(?:现在)?开(?:的是|一辆|着一辆)|我(?:现在|目前)?" + _WHEN_ZH + r"(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:"
+             + _CARS_ZH + r")|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:" + _CARS_ZH
+             + r")|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?(?:新)?车(?!位|票|厢|次)"),
             r"\b(?:car|cars|vehicle)\b|\bdo i drive\b|汽车|车子|开车|开的车|什么车|的车|车是|车牌|买车|换车",
         ),
     }.items()

@@ -16,7 +16,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["asking_part", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
+__all__ = ["asking_part", "asks_to_remember", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
 
 #: Sentence ends: the mark stays with its sentence.
 #: A sentence ends after a Chinese end mark or a line break, and after an ASCII one only where a space, the end or a
@@ -62,18 +62,57 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def sentences(text: str) -> list[str]:
-    """``text`` cut into sentences (the end mark stays with its sentence); blank pieces dropped."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """``text`` cut into sentences (the end mark stays with its sentence); blank pieces dropped. A question that
+    opens with a statement of the user's before a comma is two sentences ("我搬到里昂了，你知道那边有什么好吃的面包店吗？",
+    "I moved to Lyon, do you know any good bakeries?"): the statement, ended, and the question."""
+    return [piece for s in _SENTENCE_END.split(text) if s and s.strip() for piece in _told_then_asked(s.strip())]
+
+
+#: A clause the user opens by telling something of their own ("I moved to Lyon", "我搬到里昂了").
+_TOLD_EN = re.compile(r"^(?:(?:so|and|but|also|oh|well|btw|by the way)[,\s]+)*(?:i|i'm|i've|i'd|my|we)\b",
+                      re.IGNORECASE)
+#: A clause that only leads into a question ("I wonder, …", "我想知道，…"): the whole sentence asks.
+_ASK_LEAD = re.compile(r"\bi (?:wonder|was wondering|want to know|would like to know|'d like to know|have a question)"
+                       r"\b|\bquick question\b|我想知道|我想问|问一下|请问|我好奇|不知道", re.IGNORECASE)
+_FIRST_COMMA = re.compile(r"[,，]\s*")
+
+
+def _told_then_asked(sentence: str) -> list[str]:
+    """``sentence`` as the statement before its first comma and the question after it, where it is one (see
+    :func:`sentences`); else ``[sentence]``."""
+    comma = _FIRST_COMMA.search(sentence)
+    if comma is None or not _ASKS_AT_END.search(sentence):
+        return [sentence]
+    head, rest = sentence[:comma.start()].strip(), sentence[comma.end():].strip()
+    zh = bool(_CJK.search(head))
+    told = ("我" in head and len(head) >= 4) if zh else bool(_TOLD_EN.search(head)) and len(head.split()) >= 3
+    if not rest or not told or _ASK_LEAD.search(head) or _sentence_asks(head) or not _sentence_asks(rest):
+        return [sentence]
+    return [head + ("。" if zh else "."), rest]
 
 
 #: An opening that announces news rather than asking ("Guess what, …", "You know what? …").
 _NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)", re.IGNORECASE)
 
 
+#: A polite request to remember what follows ("Could you remember that my daughter's name is Mia?",
+#: "你能记住我女儿叫米娅吗？"): it tells, as "Remember that …" does.
+_REMEMBER_THAT = re.compile(
+    r"^(?:(?:hey|ok|okay|so)[,\s]+)?(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind|make a note)"
+    r"(?: of)?(?: that)?\s+(?!(?:what|which|who|whom|whose|where|when|whether|if|how|why)\b)\S|^(?:你|您)?(?:能|能不能|可以|可不可以)?(?:帮我)?(?:记住|记一下|记下)(?!什么|哪|谁)\S",
+    re.IGNORECASE)
+
+
+def asks_to_remember(text: str) -> bool:
+    """Whether ``text`` is a polite request to remember a statement ("Could you remember that my daughter's name is
+    Mia?", "你能记住我女儿叫米娅吗？"): it tells what follows, though it ends as a question."""
+    return bool(_REMEMBER_THAT.search(unicodedata.normalize("NFKC", text).strip()))
+
+
 def _sentence_asks(sentence: str) -> bool:
     s = unicodedata.normalize("NFKC", sentence).strip().strip("\"'“”‘’").strip()
     s = _NEWS_OPENING.sub("", s)  # "Guess what, I became a pharmacist!" tells
-    if not s:
+    if not s or _REMEMBER_THAT.search(s):
         return False
     if _ASKS_AT_END.search(s):
         return True

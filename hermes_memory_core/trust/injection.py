@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from hermes_memory_core.text.questions import asks_to_remember
 from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION, PRIVILEGE, REVEAL
 from hermes_memory_core.trust.injection_rules import RULES, SQUASHED
@@ -178,7 +179,7 @@ def check_memory_write(content: str, source: str = "user") -> WriteVerdict:
         return WriteVerdict(True, False, f"authority: {others}", own_words=False)
     low = fold(content)
     # A request ("remember that I …") is fine for long-term; the permanent tier wants a plain statement.
-    if not _FIRST_PERSON.search(low) or _QUESTION.search(low):
+    if not _FIRST_PERSON.search(low) or (_QUESTION.search(low) and not asks_to_remember(content)):
         return WriteVerdict(True, False, "injection guard: permanent facts need a first-person statement")
     return WriteVerdict(True, True, "first-person statement")
 

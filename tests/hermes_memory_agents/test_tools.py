@@ -287,3 +287,19 @@ def test_the_docs_say_what_the_mcp_server_does_with_permanent_writes() -> None:
     assert "only with `--write-permanent`" in row and "own words" not in row, row
     mcp = " ".join((docs / "mcp.md").read_text().split())
     assert "stored long-term" in mcp and "--write-permanent" in mcp
+
+
+def test_search_leaves_out_what_the_user_only_asked(store: MemoryProvider) -> None:
+    """The user asked where they live three times and the assistant said it did not know; the fact that answers is
+    the first result, and no result only asks or says it does not know (trial six: it came 7th)."""
+    store.remember("I live in Lyon.", user_id="u1")
+    for n in range(3):
+        chat = store.session("u1", f"ask{n}")
+        chat.add_messages([("user", "Where does the user live now?"), ("assistant", "I don't know, you haven't told me.")])
+        chat.close()
+    store.flush()
+    plain = store.search("Where does the user live now?", user_id="u1", top_k=5)
+    assert any(h.content.endswith("?") for h in plain)  # plain search ranks the questions asked before
+    results = run(tools_for(store), SEARCH, {"query": "Where does the user live now?", "top_k": 5})["results"]
+    assert "Lyon" in results[0]["content"]
+    assert not any("?" in r["content"] or "don't know" in r["content"] for r in results)

@@ -31,7 +31,7 @@ ROOT = Path(hermes_memory_core.__file__).parent
 PACKAGE = "hermes_memory_core"
 LAYERS = {
     "facade": 5, "provider": 5, "administration": 5, "cli": 5,
-    "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4, "context": 4,
+    "short_term": 4, "lifecycle": 4, "retrieval": 4, "portability": 4, "rendering": 4, "context": 4, "answering": 4,
     "engine": 3,
     "storage": 2, "embedding": 2, "trust": 2,
     "text": 1, "types": 1, "errors": 1, "config": 1, "validation": 1, "llm": 1, "tokens": 1, "version": 1,

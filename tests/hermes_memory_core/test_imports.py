@@ -10,7 +10,8 @@ EXPECTED = {
     "should_recall", "ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "Redactor", "RedactionResult",
     "WriteVerdict", "check_memory_write", "others_words", "is_reserved_user_id", "reserved_user_ids", "CONVERSATION_KIND", "MEMORY_BLOCK_START", "MEMORY_BLOCK_END",
     "memory_line", "memory_lines", "render_memory_block", "prompt_safe", "prompt_safe_hits", "prompt_safe_summary", "shown_hit", "WITHHELD_NOTE", "cli_parent", "cli_config", "cli_user_hint", "ReadOnlyStoreError", "InjectionRejectedError",
-    "TurnContext", "turn_context", "aturn_context", "holds_no_answer", "says_something",
+    "TurnContext", "turn_context", "aturn_context", "holds_no_answer", "says_something", "answering",
+    "search_answers", "asearch_answers",
 }
 
 

@@ -270,16 +270,16 @@ class _JudgingHost(ScriptedChatModel):
 
 def test_the_host_model_leaves_a_never_said_question_without_a_block(real_mem: MemoryProvider) -> None:
     """Through the middleware with the host's model, default settings: a question about something never said gets
-    no memory block (the rules alone would show the favourite dish for the favourite colour); a question the store
+    no memory block (the rules alone would show the favourite dish for the favourite board game); a question the store
     answers still gets its line."""
     real_mem.remember("我最喜欢的菜是外婆做的红烧肉。", user_id="lin")
     real_mem.remember("I'm allergic to penicillin.", user_id="lin")
     real_mem.flush()
     model, host = ScriptedChatModel(), _JudgingHost()
     agent = _agent(real_mem, model, llm=host)
-    assert real_mem.recall("What is my favourite colour?", user_id="lin")  # what the rules alone keep
+    assert real_mem.recall("What is my favourite board game?", user_id="lin")  # what the rules alone keep
     model.say("I don't know.", "Avoid penicillin.")
-    agent.invoke({"messages": [HumanMessage("What is my favourite colour?")]}, {"configurable": {"thread_id": "a"}},
+    agent.invoke({"messages": [HumanMessage("What is my favourite board game?")]}, {"configurable": {"thread_id": "a"}},
                  context=Context("lin"))
     assert MEMORY_BLOCK_START not in ScriptedChatModel.system_text(model.requests[-1])
     agent.invoke({"messages": [HumanMessage("Which medicine am I allergic to?")]},

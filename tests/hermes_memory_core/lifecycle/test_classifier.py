@@ -137,7 +137,7 @@ def test_promotion_from_a_chat_session_hears_the_model(mem: MemoryProvider) -> N
     assert mem.search("Python", user_id="u", memory_types=["long_term", "permanent"]) == []
     _chat(mem, llm, "I always drink green tea")  # the model says no: promoted as before
     assert [h.content for h in mem.search("tea", user_id="u", memory_types=["long_term"])] == [
-        "NORM: I always drink green tea"]
+        "NORM: the user always drinks green tea"]  # (a rewrite left in the first person is put in the third)
 
 
 @pytest.mark.parametrize("llm", [RaisingLLM(), FixedLLM('{"type": "long_term", "to_assistant": "unsure"}')],

@@ -136,3 +136,15 @@ def test_structured_output_is_used_and_a_bad_one_falls_back_to_text(mem: MemoryP
     odd = Structured({"answer": 42})
     res = mem.remember("I like jazz a lot", user_id="u", llm=odd)
     assert res.memory_type is MemoryType.LONG_TERM and any("memory classifier" in p for p in odd.calls)
+
+
+def test_a_rewrite_that_kept_the_users_wording_is_put_in_the_third_person(mem: MemoryProvider) -> None:
+    """A model that echoes the statement ("我搬到深圳了。") gives a fact in the user's own first person; it is said of the
+    user, as the prompt asked, so the fact reads as one with the line it was made of (trial six: both were shown)."""
+    import json
+
+    echo = ScriptedLLM(classify=lambda c: json.dumps({"type": "long_term", "reason": "scripted", "key": "residence"}),
+                       normalize=lambda c: c)
+    kept = mem.remember("我搬到深圳了。", user_id="u", llm=echo)
+    assert kept.content == "用户搬到深圳了。"
+    assert mem.remember("I moved to Lyon.", user_id="v", llm=echo).content == "The user moved to Lyon."

@@ -207,7 +207,7 @@ def test_lines_passed_on_from_others_stand_below_the_users_own(mem: MemoryProvid
 def test_what_i_do_for_a_living_asks_about_the_job(mem: MemoryProvider) -> None:
     from hermes_memory_core.retrieval.gate import question_topics
 
-    assert question_topics("What do I do for a living?") == {"occupation"}
+    assert question_topics("What do I do for a living?") == {"occupation", "employer"}
     mem.remember("I live in Hangzhou.", user_id="u")
     mem.remember("I work as a nurse at a hospital.", user_id="u")
     assert "nurse" in mem.recall("What do I do for a living?", user_id="u")[0].content

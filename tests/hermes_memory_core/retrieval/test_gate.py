@@ -51,3 +51,15 @@ def test_gate_precision_and_recall_on_labelled_inputs(capsys: pytest.CaptureFixt
 )
 def test_fact_router(text: str, expected: bool) -> None:
     assert needs_permanent(text) is expected
+
+
+@pytest.mark.parametrize(("text", "recalls"), [
+    ("Hi! I just started using this assistant.", False),  # a greeting, not news about the user (trial six)
+    ("It's my first time using this app.", False),
+    ("我刚开始用这个助手", False),
+    ("I started using Notion for my notes.", True),
+    ("I just started a new job.", True),
+    ("我刚开始用Notion记笔记", True),
+])
+def test_starting_to_use_the_assistant_is_small_talk(text: str, recalls: bool) -> None:
+    assert should_recall(text) is recalls

@@ -80,10 +80,10 @@ def _store(tmp_path: Path, embedder: Embedder, **cfg: object) -> MemoryProvider:
 
 def test_the_host_model_leaves_a_never_said_question_without_a_block(tmp_path: Path, real_embedder: Embedder) -> None:
     """Without a model the rules keep a line that merely resembles the question (the user's favourite dish, said in
-    Chinese, for their favourite colour); the model says none helps, and the question gets nothing. Asked again, the cached verdict makes no call."""
+    Chinese, for their favourite board game); the model says none helps, and the question gets nothing. Asked again, the cached verdict makes no call."""
     judge = ReadingJudge()
     with _store(tmp_path, real_embedder, recall_judge="always") as mem:
-        question = "What is my favourite colour?"
+        question = "What is my favourite board game?"
         assert mem.recall(question, user_id="lin", top_k=3)  # the rules keep what resembles it
         assert mem.recall(question, user_id="lin", top_k=3, llm=judge) == []
         assert judge.calls == 1
@@ -102,20 +102,20 @@ def test_unsure_asks_only_where_the_rules_were_unsure(tmp_path: Path, real_embed
         assert mem.config.recall_judge == "unsure"
         hits = mem.recall("Which medicine am I allergic to?", user_id="lin", llm=judge)
         assert hits and hits[0].content == "The user is allergic to penicillin." and judge.calls == 0
-        mem.recall("What is my favourite colour?", user_id="lin", llm=judge)
+        mem.recall("What is my favourite board game?", user_id="lin", llm=judge)
         assert judge.calls == 1
 
 
 def test_off_never_asks_and_a_failing_model_changes_nothing(tmp_path: Path, real_embedder: Embedder) -> None:
     with _store(tmp_path, real_embedder, recall_judge="always", recall_judge_timeout_seconds=0.5) as mem:
-        question = "What is my favourite colour?"
+        question = "What is my favourite board game?"
         plain = [h.id for h in mem.recall(question, user_id="lin", top_k=3)]
         for model in (Answers(RuntimeError("model down")), Answers("I think the second one, maybe"), Answers("7")):
             assert [h.id for h in mem.recall(question, user_id="lin", top_k=3, llm=model)] == plain
             assert model.calls == 1
     judge = ReadingJudge()
     with _store(tmp_path / "off", real_embedder, recall_judge="off") as mem:
-        assert mem.recall("What is my favourite colour?", user_id="lin", top_k=3, llm=judge)
+        assert mem.recall("What is my favourite board game?", user_id="lin", top_k=3, llm=judge)
         assert judge.calls == 0
 
 

@@ -15,7 +15,8 @@ SAMPLES = {
     "allergy": [("I am allergic to peanuts", "What am I allergic to?"), ("我对花生过敏", "我对什么过敏？"),
                 ("I'm allergic to shellfish", "Is there any food I can't eat?")],
     "birth": [("I was born in 1990", "When was I born?"), ("我的生日是五月三日", "我的生日是哪天？")],
-    "occupation": [("I work as a nurse", "What is my job?"), ("我在银行工作", "我做什么工作？")],
+    "occupation": [("I work as a nurse", "What is my job?"), ("我在银行做会计", "我做什么工作？")],
+    "employer": [("I work for Siemens", "Where do I work?"), ("我在银行工作", "我在哪家公司上班？")],
     "residence": [("I live in Lisbon", "Where do I live?"), ("我住在上海", "我住在哪个城市？")],
     "pet": [("My cat is called Miso", "What is my cat called?"), ("我养了一只狗", "我的宠物叫什么？")],
     "family": [("My daughter is six", "How old is my daughter?"), ("我的妻子是老师", "我妻子做什么？")],
@@ -39,3 +40,19 @@ def test_statement_and_question_meet_on_the_topic(topic: str) -> None:
         assert decision.memory_type is MemoryType.PERMANENT, statement
         assert (decision.key or "").split("_", 1)[0] == topic, (statement, decision.key)
         assert topic in question_topics(question), question
+
+
+@pytest.mark.parametrize(("question", "topics"), [
+    ("Which podcast do I listen to on the way to work?", set()),  # a commute, not the job
+    ("What do I do after work?", set()),
+    ("What do we use at work to keep track of tasks?", {"occupation", "employer"}),
+    ("我平时坐哪家航空公司的飞机？", set()),  # an airline, not the user's employer
+    ("我在哪家公司工作？", {"occupation", "employer"}),
+    ("What language did my grandmother speak at home?", set()),  # "at home" is not an address
+    ("What is my home Wi-Fi password?", set()),
+    ("Where is my home?", {"residence"}),
+    ("我穿多大号的衣服？", set()),  # a size, not an age
+    ("我今年多大？", {"birth"}),
+])
+def test_a_word_the_topic_shares_is_not_enough(question: str, topics: set[str]) -> None:
+    assert question_topics(question) == topics

@@ -1,0 +1,109 @@
+"""A change replaces only itself: the employer never replaces the job, a change said the other way in Chinese versions
+its fact, and what a host model keys is held to the rules' reading of what is no fact (a wish, a remark about today,
+a request, someone else's news)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hermes_memory_core import MemoryProvider, RememberAction
+from hermes_memory_core.lifecycle.classifier import fact_key_of
+from tests.hermes_memory_core.fake_llms import ScriptedLLM
+
+
+def _current(mem: MemoryProvider, user: str = "u") -> list[str]:
+    return sorted(r.content for r in mem.list_memories(user_id=user, limit=100) if not r.is_conversation)
+
+
+@pytest.mark.parametrize(("job", "employer", "new_job"), [
+    ("我是一名数据工程师。", "I work for Siemens.", "I'm a machine learning engineer now."),
+    ("I work as a data engineer.", "我现在在华为工作。", "我换工作了，现在是机器学习工程师。"),
+])
+def test_the_employer_and_the_job_are_two_facts(mem: MemoryProvider, job: str, employer: str, new_job: str) -> None:
+    first = mem.remember(job, user_id="u")
+    where = mem.remember(employer, user_id="u")
+    assert where.action is RememberAction.ADDED and where.id != first.id
+    changed = mem.remember(new_job, user_id="u")
+    assert changed.action is RememberAction.VERSIONED and changed.id == first.id
+    assert [v.content for v in mem.history(where.id, user_id="u")] == [where.content]  # the employer stays
+
+
+def test_an_employer_stored_under_the_old_job_key_is_not_replaced_by_a_job(mem: MemoryProvider) -> None:
+    """A store written before the table had an employer topic holds "works at Google" under ``occupation``: a new
+    job leaves it be (it keeps to what it says), a new employer versions it."""
+    old = mem.add("The user works at Google.", user_id="u", memory_type="permanent", metadata={"fact_key": "occupation"})
+    job = mem.remember("I'm a nurse now.", user_id="u")
+    assert job.id != old
+    moved = mem.remember("I work for Siemens now.", user_id="u")
+    assert moved.action is RememberAction.VERSIONED and moved.id == old
+
+
+@pytest.mark.parametrize(("fact", "change", "key"), [
+    ("I live in Hangzhou.", "我上个月搬到深圳了。", "residence"),
+    ("I drive a Toyota Corolla.", "我现在开特斯拉了。", "vehicle"),
+    ("I work for Siemens.", "我上个月入职了腾讯。", "employer"),
+    ("I drive a Toyota Corolla.", "我换了车，现在开特斯拉。", "vehicle"),
+    ("My girlfriend is Sofia.", "我和Sofia分手了，现在的女朋友叫Lena。", "family_partner"),
+    ("我女朋友叫Sofia。", "I broke up with Sofia; my partner is now Lena.", "family_partner"),
+    ("我住在杭州。", "I moved to Shenzhen last month.", "residence"),  # never the employer ("moved to X last…")
+])
+def test_a_change_said_in_the_other_language_versions_its_fact(mem: MemoryProvider, fact: str, change: str,
+                                                            key: str) -> None:
+    first = mem.remember(fact, user_id="u")
+    assert fact_key_of(change) == key
+    changed = mem.remember(change, user_id="u")
+    assert changed.action is RememberAction.VERSIONED and changed.id == first.id
+
+
+def _keying(key: str) -> ScriptedLLM:
+    """A host model that keys every statement with ``key`` and keeps it long-term (as small local models do)."""
+    return ScriptedLLM(classify=lambda c: json.dumps({"type": "long_term", "reason": "scripted keying", "key": key}),
+                       normalize=lambda c: c)
+
+
+@pytest.mark.parametrize(("fact", "key", "said"), [
+    ("I live in Hangzhou.", "residence", "I'm thinking about moving to Berlin."),
+    ("I live in Hangzhou.", "residence", "My sister lives in Paris."),
+    ("I have a cat named Mochi.", "pet", "By the way, Mochi has been sick this week."),
+    ("我的老板叫王强。", "boss", "提醒我明天给老板发邮件。"),
+    ("I live in Hangzhou.", "residence", "Remind me to call my landlord in Hangzhou."),
+])
+def test_a_host_models_key_never_turns_a_non_fact_into_a_version(mem: MemoryProvider, fact: str, key: str,
+                                                                 said: str) -> None:
+    first = mem.remember(fact, user_id="u", llm=_keying(key))  # the fact, kept by the same model
+    kept = mem.remember(said, user_id="u", llm=_keying(key))
+    assert kept.action is not RememberAction.VERSIONED and kept.id != first.id, kept
+    assert [v.content for v in mem.history(first.id, user_id="u")] == [first.content]
+
+
+def test_a_host_model_still_versions_a_real_change(mem: MemoryProvider) -> None:
+    first = mem.remember("I live in Hangzhou.", user_id="u", llm=_keying("residence"))
+    moved = mem.remember("I've relocated to Lisbon.", user_id="u", llm=_keying("residence"))
+    assert moved.action is RememberAction.VERSIONED and moved.id == first.id
+
+
+@pytest.mark.parametrize(("message", "kept"), [
+    ("我搬到里昂了，你知道那边有什么好吃的面包店吗？", "里昂"),
+    ("I moved to Lyon, do you know any good bakeries?", "Lyon"),
+    ("Could you remember that my daughter's name is Mia?", "Mia"),
+    ("你能记住我女儿叫米娅吗？", "米娅"),
+])
+def test_a_statement_asked_with_a_question_is_kept_without_it(mem: MemoryProvider, message: str, kept: str) -> None:
+    result = mem.remember(message, user_id="u")
+    assert result.action is RememberAction.ADDED, result
+    assert kept in (result.content or "") and not (result.content or "").rstrip().endswith(("?", "？", "吗"))
+
+
+@pytest.mark.parametrize("question", ["Can you remember what my job is?", "你记得我住在哪里吗？", "我想知道，我住在哪里？"])
+def test_a_question_stays_a_question(mem: MemoryProvider, question: str) -> None:
+    assert mem.remember(question, user_id="u").action is RememberAction.SKIPPED
+
+
+def test_a_greeting_is_no_profile_entry(mem: MemoryProvider) -> None:
+    chat = mem.session("u", "s1")
+    chat.add_messages([("user", "Hi! I just started using this assistant. I live in Lyon."), ("assistant", "Welcome!")])
+    chat.close()
+    mem.flush()
+    assert _current(mem) == ["The user lives in Lyon."]
