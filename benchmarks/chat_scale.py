@@ -16,14 +16,18 @@ embedding is out of every figure):
   per message, at 400 memories and at the size (the ratio is how flat writes stay): the median of ``--windows``
   windows, after one untimed window at 400 that warms the process (the first window also paid the process's
   warm-up, which made the base figure move with the run); and, deterministic whatever the machine's load, the
-  **SQL statements per message** those windows ran (every SQLite statement, foreground and background, SQLite's
-  own FTS5 statements included: the benchmark counts them through ``sqlite3``'s trace callback);
+  **SQL statements per message** of one more window, not timed (every SQLite statement, foreground and background,
+  SQLite's own FTS5 statements included: the benchmark counts them through ``sqlite3``'s trace callback, set only
+  for that window: tracing made a keyword query that scores 20k rows 3-4x slower, so nothing timed is traced);
 - **search / recall p50**: ``MemoryProvider.search(top_k=10)`` and ``recall()`` for ``--questions`` LoCoMo
   questions, and their ratio;
 - **middleware turn / bare turn p50**: ``langchain.agents.create_agent`` with a scripted model (no model time),
   with ``HermesMemoryMiddleware`` and without it, ``--turns`` turns in one thread (the user's own first-person
   lines as new messages), and what the middleware adds: back to back (the last turn's background work still
   running beside the next), and settled (that work done first, as when a model took its time to answer);
+- **SQL statements / middleware turn**: counted (untimed) over 10 more turns, each with its background work, FTS5's
+  own statements included (a keyword query reads the size of each row it scores: this count follows the rows a
+  turn's keyword leg scores);
 - **question embeddings / turn**: calls that reached the model for questions per middleware turn that recalls
   (every turn a new message; a filler the recall gate skips asks nothing);
 - **disk KiB / memory**: the store's allocated bytes over its conversation memories, while it is open (the JSON
@@ -72,6 +76,7 @@ __all__ = ["Memoized", "chat_lines", "main"]
 
 USER = "heavy-user"
 FIRST = 400  # the size writes are compared against
+_COUNTED_TURNS = 10  # middleware turns whose SQL statements are counted (untimed)
 
 
 class Memoized:
@@ -139,11 +144,16 @@ def _stream(sessions: list[list[tuple[str, str]]]) -> Iterator[tuple[int, int, s
 
 
 class _Statements:
-    """Counts every SQLite statement of the process (each connection opened after :meth:`install` traces into it)."""
+    """Counts every SQLite statement of the process while :meth:`counting` (each connection opened after
+    :meth:`install` is traced then, and only then: with a trace callback set, SQLite formats every statement for it,
+    FTS5's own per-row statements included, and a keyword query that scores 20k rows took 3-4x as long, so the
+    searches, recalls and turns are timed untraced)."""
 
     def __init__(self) -> None:
         self.count = 0
         self._lock = threading.Lock()
+        self._conns: list[sqlite3.Connection] = []
+        self._on = False
 
     def _seen(self, _statement: str) -> None:
         with self._lock:
@@ -156,11 +166,38 @@ class _Statements:
 
         def counted(*args: Any, **kwargs: Any) -> sqlite3.Connection:
             conn: sqlite3.Connection = connect(*args, **kwargs)
-            conn.set_trace_callback(self._seen)
+            with self._lock:
+                self._conns.append(conn)
+                on = self._on
+            if on:
+                conn.set_trace_callback(self._seen)
             return conn
 
         counted.counted = True  # type: ignore[attr-defined]
         sqlite3.connect = counted  # type: ignore[assignment]
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[None]:
+        """Trace every connection while the block runs (enter and leave it with the store flushed: a connection's
+        callback is set while no statement runs on it)."""
+        self._trace(True)
+        try:
+            yield
+        finally:
+            self._trace(False)
+
+    def _trace(self, on: bool) -> None:
+        with self._lock:
+            self._on, conns = on, list(self._conns)
+        live = []
+        for conn in conns:
+            try:
+                conn.set_trace_callback(self._seen if on else None)
+                live.append(conn)
+            except sqlite3.ProgrammingError:  # closed
+                pass
+        with self._lock:
+            self._conns = live + [c for c in self._conns if c not in conns]
 
 
 STATEMENTS = _Statements()
@@ -363,13 +400,16 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
         filler.messages(args.window)
         mem.flush()
     windows = []
-    before = STATEMENTS.count
     for _ in range(args.windows):
         said = filler.messages(args.window)
         windows.append((said + _timed(mem.flush)) / args.window * 1000)  # the messages, then their archiving
     row["write_ms"] = statistics.median(windows)
     row["write_windows_ms"] = windows
-    row["sql_per_message"] = (STATEMENTS.count - before) / (args.window * args.windows)
+    before = STATEMENTS.count
+    with STATEMENTS.counting():  # one more window, counted and not timed (tracing slows what it counts)
+        filler.messages(args.window)
+        mem.flush()
+    row["sql_per_message"] = (STATEMENTS.count - before) / args.window
     qs = questions[: args.questions]
     vecs = [emb.embed_query(q) for q in qs]
     for q in qs:  # each question's vector is known to the store (query embedding out of the figures)
@@ -412,6 +452,15 @@ def measure(size: int, filler: Filler, questions: list[str], args: argparse.Name
     row["bare_turn_ms"], row["middleware_turn_ms"] = _p50(bare_t), _p50(mid_t)
     row["middleware_settled_turn_ms"] = _p50(settled_t)
     mem.flush()
+    # and counted, not timed: the SQL statements of a middleware turn with its background work (FTS5's own
+    # per-row statements included: a keyword query reads the size of every row it scores)
+    counted = [f"{q} ({size}-c{i})" for i, q in enumerate(spoken[args.turns: args.turns + _COUNTED_TURNS])]
+    before = STATEMENTS.count
+    with STATEMENTS.counting():
+        for q in counted:
+            with_memory.invoke({"messages": [{"role": "user", "content": q}]}, config)
+            mem.flush()
+    row["sql_per_turn"] = (STATEMENTS.count - before) / max(len(counted), 1)
     return row
 
 
@@ -482,14 +531,16 @@ def _report(rows: list[dict[str, Any]], peers: list[Any], first: dict[str, Any])
     print_table(
         ["memories", "write ms/msg (vs 400)", "search p50 ms", "recall p50 ms (first)", "recall ÷ search",
          "bare turn p50 ms", "middleware turn p50 ms: back to back / settled", "middleware adds (× bare)",
-         "question embeddings / turn", "disk KiB / memory", "SQL statements / message (vs 400)"],
+         "question embeddings / turn", "disk KiB / memory", "SQL statements / message (vs 400)",
+         "SQL statements / middleware turn"],
         [[f"{r['memories']:,}", f"{r['write_ms']:.2f} ({r['write_vs_400']:.2f}×)", f"{r['search_ms']:.1f}",
           f"{r['recall_ms']:.1f} ({r['recall_first_ms']:.1f})", f"{r['recall_ms'] / r['search_ms']:.2f}×",
           f"{r['bare_turn_ms']:.1f}", f"{r['middleware_turn_ms']:.1f} / {r['middleware_settled_turn_ms']:.1f}",
           (f"{(r['middleware_turn_ms'] - r['bare_turn_ms']) / r['bare_turn_ms']:.2f}× / "
            f"{(r['middleware_settled_turn_ms'] - r['bare_turn_ms']) / r['bare_turn_ms']:.2f}×"),
           f"{r['question_embeddings_per_turn']:.2f}", f"{r['disk_kib_per_memory']:.2f}",
-          f"{r['sql_per_message']:.1f} ({r['sql_per_message'] / first['sql_per_message']:.2f}×)"] for r in rows],
+          f"{r['sql_per_message']:.1f} ({r['sql_per_message'] / first['sql_per_message']:.2f}×)",
+          f"{r['sql_per_turn']:.0f}"] for r in rows],
     )
     print(f"\n(at {first['memories']:,} memories: write {first['write_ms']:.2f} ms / message, "
           f"{first['sql_per_message']:.1f} SQL statements / message)\n")

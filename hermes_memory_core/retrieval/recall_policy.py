@@ -68,10 +68,17 @@ def only_pleasantries(hit: MemoryHit) -> bool:
                for piece in sentences(hit.content))
 
 
+#: Per (text, speaker, whether a line of a conversation): whether it says it does not know, holds only pleasantries,
+#: only asks. Recall judges the same candidates turn after turn (each judgment splits and matches the text again).
+_NO_ANSWER: BoundedLRU[tuple[str, str | None, bool], tuple[bool, bool, bool]] = BoundedLRU(4096)
+
+
 def holds_no_answer(hit: MemoryHit, about_talk: bool = False) -> bool:
     """Whether a recalled line can answer nothing: a line that only asks (unless the question is about what was
-    said), a reply that said it did not know, or a line of pleasantries."""
-    return says_unknown(hit) or only_pleasantries(hit) or (not about_talk and only_asks(hit))
+    said), a reply that said it did not know, or a line of pleasantries (judged once per text, speaker and kind)."""
+    unknown, pleasantries, asks = _NO_ANSWER.get_or_compute(
+        (hit.content, hit.role, hit.is_conversation), lambda: (says_unknown(hit), only_pleasantries(hit), only_asks(hit)))
+    return unknown or pleasantries or (not about_talk and asks)
 
 
 def without_unanswering(hits: list[MemoryHit], about_talk: bool = False) -> list[MemoryHit]:
@@ -237,17 +244,25 @@ def covers_focus(hit: MemoryHit, focus: frozenset[str]) -> bool:
     share a topic: 周末 weekend, 每周六 every Saturday)."""
     if not focus:
         return False
-    words = set(document_terms(hit.content))
+    words = _document_words(hit.content)
     return any(_shares(w, words, hit.content) for w in focus)
 
 
 def focus_covered(hit: MemoryHit, focus: frozenset[str]) -> int:
     """How many of the question's focus words a recalled line shares (as :func:`covers_focus` reads sharing)."""
-    words = set(document_terms(hit.content))
+    words = _document_words(hit.content)
     return sum(1 for w in focus if _shares(w, words, hit.content))
 
 
-def _shares(word: str, words: set[str], content: str) -> bool:
+#: Per text: the words a line is indexed under (its own and its dictionary terms), as the focus checks read them.
+_DOCUMENT_WORDS: BoundedLRU[str, frozenset[str]] = BoundedLRU(4096)
+
+
+def _document_words(text: str) -> frozenset[str]:
+    return _DOCUMENT_WORDS.get_or_compute(text, lambda: frozenset(document_terms(text)))
+
+
+def _shares(word: str, words: AbstractSet[str], content: str) -> bool:
     """Whether a line (its ``words`` and ``content``) shares the focus ``word``: as a word, or for a Chinese one by a
     topical character."""
     return word in words or (not word.isascii() and any(ch in content for ch in _topical(word)))

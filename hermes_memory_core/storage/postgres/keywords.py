@@ -17,7 +17,7 @@ from typing import Any
 from hermes_memory_core.storage.metadata import KeywordStats
 from hermes_memory_core.storage.postgres.database import PostgresDatabase
 from hermes_memory_core.storage.sql.parts import KeywordDoc, KeywordQuery
-from hermes_memory_core.storage.sql.shards import keyword_shard, weighty_terms
+from hermes_memory_core.storage.sql.shards import MAX_QUERY_TERMS, keyword_shard, weighty_terms
 
 __all__ = ["PostgresPostings"]
 
@@ -77,14 +77,15 @@ class PostgresPostings:
         as FTS5 sees its shard table, so a store restored from SQLite into PostgreSQL (or back) ranks the same:
         ``idf = ln((N - df + 0.5) / (df + 0.5))`` (1e-6 when not positive), k1 = 1.2, b = 0.75. Terms at that
         floor leave the query as in SQLite (:mod:`~hermes_memory_core.storage.sqlite.term_weights`): their postings,
-        a user's whole memory for a speaker's name, are never read.
+        a user's whole memory for a speaker's name, are never read; a ranked search of every tier keeps its
+        :data:`~hermes_memory_core.storage.sql.shards.MAX_QUERY_TERMS` rarest terms, as SQLite does.
         """
         user_id, terms, limit, context_weight = query.user_id, query.terms, query.limit, query.context_weight
         where, params = query.where, query.params
         shard = keyword_shard(user_id)
         own_only = context_weight <= 0  # then only memories whose own tokens match count (FTS5's column filter)
         docs, avgdl, counts = _shard_statistics(conn, shard, terms, own_only)
-        kept = [t for t in weighty_terms(terms, counts, docs) if counts.get(t)]
+        kept = [t for t in weighty_terms(terms, counts, docs, None if query.lasting else MAX_QUERY_TERMS) if counts.get(t)]
         if not kept:
             return []
         idf = {t: math.log((docs - counts[t] + 0.5) / (counts[t] + 0.5)) for t in kept}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from hermes_memory_core.storage.metadata import KeywordStats
 from hermes_memory_core.storage.sql.parts import KeywordDoc, KeywordQuery
-from hermes_memory_core.storage.sql.shards import keyword_shard, user_key
+from hermes_memory_core.storage.sql.shards import MAX_QUERY_TERMS, keyword_shard, user_key
 from hermes_memory_core.storage.sqlite import migrations
 from hermes_memory_core.storage.sqlite.database import SQLiteDatabase
 from hermes_memory_core.storage.sqlite.term_weights import (
@@ -93,7 +93,8 @@ class FTS5Postings:
 
     def search(self, conn: sqlite3.Connection, query: KeywordQuery) -> list[tuple[str, float]]:
         """FTS5's BM25 with column weights: own tokens 1.0, the second field ``context_weight``. Terms in at least
-        half of the shard's rows (weight at FTS5's floor) are left out of the query
+        half of the shard's rows (weight at FTS5's floor) are left out of the query, and a ranked search of every
+        tier asks for its :data:`~hermes_memory_core.storage.sql.shards.MAX_QUERY_TERMS` rarest terms at most
         (:class:`~hermes_memory_core.storage.sqlite.term_weights.TermWeights`).
 
         One statement does the usual case: FTS5 ranks its own top ``3 × limit`` documents (no join), and only those
@@ -107,7 +108,8 @@ class FTS5Postings:
         )
         fts = migrations.fts_table(keyword_shard(user_id))
         with_context = context_weight > 0
-        weighty = self.term_weights.weighty(conn, fts, query.terms, with_context)
+        cap = None if query.lasting else MAX_QUERY_TERMS  # (the lasting tiers' few memories cost little to rank)
+        weighty = self.term_weights.weighty(conn, fts, query.terms, with_context, cap)
         match = _fts_query(user_key(user_id), weighty, with_context)
         if query.lasting:  # the few memories of the lasting tiers (or of one session): their matches alone are ranked
             tiers = ",".join("?" * len(query.lasting))

@@ -85,8 +85,10 @@ class TermWeights:
         with self._lock:
             self._df.clear()
 
-    def weighty(self, conn: sqlite3.Connection, fts: str, terms: Sequence[str], with_context: bool) -> list[str]:
-        """``terms`` without those in at least half of the shard's rows (their BM25 weight is FTS5's floor).
+    def weighty(self, conn: sqlite3.Connection, fts: str, terms: Sequence[str], with_context: bool,
+                cap: int | None = None) -> list[str]:
+        """``terms`` without those in at least half of the shard's rows (their BM25 weight is FTS5's floor), and with
+        ``cap`` only the ``cap`` rarest of the rest (:func:`~hermes_memory_core.storage.sql.shards.weighty_terms`).
 
         The rarest terms the shard holds stay when every such term is that common, so the leg still answers what FTS5 would rank
         first; shards under ``PRUNE_MIN_ROWS`` rows keep every term."""
@@ -94,7 +96,7 @@ class TermWeights:
         rows = averages[0] if averages else 0
         if rows < PRUNE_MIN_ROWS or not terms:
             return list(terms)
-        return weighty_terms(terms, {t: self._count(conn, fts, t, with_context, rows) for t in terms}, rows)
+        return weighty_terms(terms, {t: self._count(conn, fts, t, with_context, rows) for t in terms}, rows, cap)
 
     def _count(self, conn: sqlite3.Connection, fts: str, term: str, with_context: bool, rows: int) -> int:
         key = (fts, with_context, term)

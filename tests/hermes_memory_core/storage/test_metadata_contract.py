@@ -412,6 +412,27 @@ class TestKeywordIndex:
             rec(5_000, "Caroline keeps her violin next to the piano"))
         assert [n(m) for m, _ in search(store, "u1", [*name, *violin, *tokenize_query("piano")], 50, 0.0)] == [5_000]
 
+    def test_a_long_query_asks_for_its_rarest_terms(self, store: SQLMetadataStore) -> None:
+        """A whole chat message has more terms than the keyword leg asks for in a large shard: both backends rank on
+        its MAX_QUERY_TERMS rarest terms the shard holds (words it does not hold take no place), so a word in a
+        few percent of the memories adds no candidates; a smaller shard and a search of the lasting tiers alone keep
+        every term."""
+        from hermes_memory_core.storage.sql.shards import CAP_MIN_ROWS, MAX_QUERY_TERMS
+
+        rare = "violin piano cello flute harp drum oboe tuba".split()
+        assert len(rare) == MAX_QUERY_TERMS
+        texts = [f"Caroline talked about chapter {i}" + (" in her garden" if 100 <= i < 160 else "")
+                 + (f" and the {rare[i - 1]}" if 1 <= i <= len(rare) else "") for i in range(CAP_MIN_ROWS - 1)]
+        add(store, *[rec(i, t) for i, t in enumerate(texts)])
+        message = tokenize_query("garden zither " + " ".join(rare) + " theremin kazoo")
+        assert len(search(store, "u1", message, 80, context_weight=0.0)) == 68  # a smaller shard: every term
+        add(store, rec(CAP_MIN_ROWS, "Caroline talked about nothing"))
+        found = search(store, "u1", message, 50, context_weight=0.0)
+        assert sorted(n(m) for m, _ in found) == list(range(1, len(rare) + 1))  # no garden line is a candidate
+        assert len(search(store, "u1", tokenize_query("garden"), 50, context_weight=0.0)) == 50  # asked alone, it is
+        lasting = search(store, "u1", message, 80, context_weight=0.0, memory_types=["long_term"])
+        assert sorted(n(m) for m, _ in lasting) == [*range(1, len(rare) + 1), *range(100, 160)]
+
     def test_rewrites_that_keep_the_shard_size_still_change_which_words_count(self, store: SQLMetadataStore) -> None:
         """Which words are too common to count is decided on fresh counts once enough rows were rewritten, even when
         the shard's size never changed (the embedded store caches the counts)."""
