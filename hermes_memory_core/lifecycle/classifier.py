@@ -328,9 +328,11 @@ _LONG_TERM = re.compile(
 )
 #: Facts a user holds several of are keyed by their object too: a new allergy never supersedes another one.
 _ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
-_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)\b"
-                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
-                       r"|(?:^|[，,;；]\s*)(?:现在|目前)?的?(女朋友|男朋友|对象)")
+_RELATIVE = re.compile(r"\b(?:my|a) (?:new |current )?(wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|"
+                       r"father|kids?|children)\b"
+                       r"|我(?:现在|目前)?的?(?:新)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
+                       r"|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)?的?(?:新)?(女朋友|男朋友|对象|老婆|妻子|老公|丈夫)"
+                       r"|\b(dating|engaged to|seeing|married)\b|我有了?(?:一个|个)?新?(女朋友|男朋友|对象)")
 _PET = re.compile(r"\b(cat|dog|puppy|kitten|rabbit|hamster|parrot)\b|(猫|狗|兔子)")
 _PETS_ZH = {"猫": "cat", "狗": "dog", "兔子": "rabbit", "puppy": "dog", "kitten": "cat"}
 _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
@@ -347,7 +349,7 @@ def _refine(key: str, text: str) -> str:
         animal = m.group(1) or m.group(2)
         return "pet_" + _PETS_ZH.get(animal, animal)
     if key == "family" and (m := _RELATIVE.search(text)):
-        relation = m.group(1) or _RELATIVES_ZH[m.group(2) or m.group(3)]
+        relation = m.group(1) or ("partner" if m.group(4) else _RELATIVES_ZH[m.group(2) or m.group(3) or m.group(5)])
         # one partner at a time, whatever the user calls them ("my girlfriend", "my partner", "女朋友")
         return "family_" + {"kid": "children", "kids": "children", "girlfriend": "partner",
                             "boyfriend": "partner"}.get(relation, relation)
