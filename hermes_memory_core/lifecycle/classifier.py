@@ -21,6 +21,7 @@ from typing import Protocol
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
+from hermes_memory_core.text.bilingual import default_dictionary
 from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
@@ -340,11 +341,21 @@ _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老�
                  "女朋友": "partner", "男朋友": "partner", "对象": "partner"}
 
 
+def _allergen(word: str) -> str:
+    """One allergen as a key names it in either language: a Chinese word by its first English term ("花生" →
+    "peanut"), an English one in the singular ("peanuts" → "peanut"), so "我对花生过敏" and "I'm no longer allergic to
+    peanuts" are one fact."""
+    if not word.isascii():
+        terms = default_dictionary().english_terms(word)
+        word = terms[0] if terms else word
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _refine(key: str, text: str) -> str:
     """The topic key of a permanent fact, with the object for facts a user holds several of (allergies,
     relatives): ``allergy_peanuts``, ``family_daughter``."""
     if key == "allergy" and (m := _ALLERGEN.search(text)):
-        return "allergy_" + "_".join(re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
+        return "allergy_" + "_".join(_allergen(w) for w in re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
     if key == "pet" and (m := _PET.search(text)):
         animal = m.group(1) or m.group(2)
         return "pet_" + _PETS_ZH.get(animal, animal)

@@ -59,6 +59,8 @@ def test_an_employer_stored_under_the_old_job_key_is_not_replaced_by_a_job(mem: 
     ("我在华为工作。", "我去阿里上班了。", "employer"),
     ("我在华为工作。", "我从华为离职了，去了小米。", "employer"),
     ("I work for Siemens.", "I got a new job at Bosch.", "employer"),
+    ("我对花生过敏。", "I'm no longer allergic to peanuts.", "allergy_peanut"),  # one allergen in both languages
+    ("I'm allergic to penicillin.", "我现在对青霉素不过敏了。", "allergy_penicillin"),
 ])
 def test_a_change_said_in_the_other_language_versions_its_fact(mem: MemoryProvider, fact: str, change: str,
                                                             key: str) -> None:
