@@ -213,9 +213,11 @@ class Recaller:
             ordered = said_about_first(ordered, asked)
         kept = {h.id for h in standing}
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
-        if value is not None:  # a line holding a value of the kind asked comes first, however its score compares;
-            # beside it, only what shares the question's words or topic (not the user's other facts)
-            first = [h for h in ordered if holds(h)]
+        if value is not None:  # a fact holding a value of the kind asked comes first, however its score compares;
+            # beside it, only what shares the question's words or topic (not the user's other facts); lines of a
+            # conversation keep their ranking (who said it decides there, see speaker_first)
+            first = [h for h in ordered if holds(h) and not (h.is_conversation or h.dialogue)
+                     and (floor is None or h.confidence is None or h.confidence >= floor)]
             recalled = first + [h for h in recalled if not holds(h)
                                 and (not first or covers_focus(h, focus) or on_topic(h, topics))]
         if floor is not None and not talk:

@@ -75,8 +75,9 @@ VALUE_KINDS: tuple[ValueKind, ...] = tuple(
              r"|\bsizes? (?:of )?(?:shoes?|clothes|shirts?|dress|trousers|pants|jeans)\b"
              r"|\bwhat size (?:shoes?|clothes|shirts?|dress|trousers|pants|jeans|jacket|coat)\b"
              r"|尺码|鞋码|多大码|多大号|几码|穿几号"),
-            (r"\bsizes?\b|\b(?:small|medium|large|petite|extra large|plus size)\b|(?<![a-z0-9'’])(?:xx?s|xx?l|s|m|l)(?![a-z0-9'’])"
-             r"|\b(?:eu|uk|us) ?\d|\d|尺码|鞋码|码|[大中小]号|加大|" + _NUM + r"+号(?=的?(?:鞋|衣|裤|裙))"),
+            (r"\bsizes?\b|\b(?:an?|size|wear|take|in) (?:small|medium|large|petite|extra large|plus size)\b|(?<![a-z0-9'’])(?:xx?s|xx?l|s|m|l)(?![a-z0-9'’])"
+             r"|\b(?:eu|uk|us) ?\d|\bsize \d|\b\d{1,2}(?:\.5)?s\b|\d+(?:\.5)?\s*(?:码|号)|尺码|鞋码|[大中小]号|加大"
+             r"|[a-z]码|" + _NUM + r"+(?:码|号(?=的?(?:鞋|衣|裤|裙)))"),
         ),
         "height": (
             r"\bhow tall\b|\bmy height\b|\bheight\b.{0,10}\b(?:i|am|my)\b|身高|(?:我|用户)有?多高|个子",
@@ -93,8 +94,8 @@ VALUE_KINDS: tuple[ValueKind, ...] = tuple(
         "identifier": (
             (r"\b(?:phone|mobile|telephone|cell|passport|id|licen[cs]e|plate|registration|membership|"
              r"social security|tax) numbers?\b|电话号码?|手机号|护照号|身份证号|车牌号"),
-            (r"\d[\d\s-]{2,}\d|[a-z]{1,3}[\s-]?\d{3,}|\b(?:phone|mobile|passport|id|licen[cs]e|plate|number)\b"
-             r"|号码|电话|手机号|护照|身份证|车牌|尾号"),
+            (r"(?:\d[\s-]?){6,}|\+\d|[a-z]{1,3}[\s-]?\d{5,}|\b(?:phone|mobile|passport|id|licen[cs]e|plate) (?:number|no)\b"
+             r"|\bnumber (?:is|was|ends)\b|号码|电话|手机号|护照号|身份证|车牌|尾号"),
         ),
         "password": (
             r"\bpass(?:word|code|phrase)s?\b|\bpin code\b|\bmy pin\b|密码|口令",

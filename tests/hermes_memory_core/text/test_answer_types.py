@@ -13,7 +13,7 @@ PAIRS = [
     ("What is my favourite colour?", "My favourite colour is teal.", True),
     ("我最喜欢什么颜色？", "我最喜欢蓝色", True),
     ("What colour is my car?", "用户开的是一辆白色的比亚迪汉。", True),
-    ("我穿多大码的鞋？", "用户的手机是华为Mate 60。", True),  # a number may be a size: such a line is never silenced
+    ("我穿多大码的鞋？", "用户的手机是华为Mate 60。", False),  # a number is a size only as one ("42码", "size 9", "42s")
     ("我穿多大码的鞋？", "我穿42码的鞋", True),
     ("What is my shoe size?", "I'm a size 9.", True),
     ("What size shirt do I wear?", "I usually wear an M.", True),
