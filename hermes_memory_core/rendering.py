@@ -83,13 +83,20 @@ def _invisible(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn") or "\ufe00" <= ch <= "\ufe0f"
 
 
+#: The ASCII characters :func:`quote` drops (category Cc but tab and newline; ASCII has no Cf, Co or Cn).
+_ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def quote(text: str) -> str:
     """``text`` as one line that cannot close or open a block nor forge a label: invisible and control characters
     dropped, look-alikes of ASCII letters, digits and delimiters read as what they look like (other characters, CJK
     punctuation included, as written), whitespace collapsed, every
     angle- or square-bracket look-alike made a round bracket, label dots made commas, a speaker label's colon
     ("assistant:", "[10:02] bob:", "系统：") made " -", and the block's name ("hermes_memory") written apart."""
-    text = "".join(_fold(ch) for ch in text if ch in "\n\t" or not _invisible(ch))
+    if text.isascii():  # every ASCII character folds to itself; its invisible ones are the controls
+        text = _ASCII_CONTROLS.sub("", text)
+    else:
+        text = "".join(_fold(ch) for ch in text if ch in "\n\t" or not _invisible(ch))
     text = text.translate(_BRACKETS).translate(_DOTS)
     text = _LABEL.sub(lambda m: (m.group(1) or m.group(2)).rstrip() + " -", text)
     text = _BLOCK_NAME.sub(" Hermes memory", text)
