@@ -448,11 +448,8 @@ class EdgeVectorStore:
         """Several vectors are one planned batch for the shard (``query_batch``: one pass over its segments)."""
         import qdrant_edge as qe
 
-        small = self._small
-        if small is not None:
-            return small.search_many(vectors, limit, flt)
-        if not vectors:
-            return []
+        if (small := self._small) is not None or not vectors:
+            return [] if small is None else small.search_many(vectors, limit, flt)
         edge_filter = _edge_filter(qe, flt)
         reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
                                 filter=edge_filter, with_payload=False, with_vector=False) for vector in vectors]
