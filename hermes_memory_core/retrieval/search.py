@@ -62,12 +62,21 @@ from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryRecord, MemoryType
 
-__all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "build_filter", "readable_types"]
+__all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "about_the_user", "build_filter", "readable_types"]
 
 #: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
 _TRANSLATION_VECTORS = 256
 #: Host model objects whose translation caches are kept (an adapter's and the provider's, say).
 _TRANSLATORS = 8
+
+
+#: Questions whose third-person form is kept (:func:`about_the_user`: search and recall both ask it of a question).
+_ABOUT_THE_USER: BoundedLRU[str, str] = BoundedLRU(256)
+
+
+def about_the_user(text: str) -> str:
+    """``to_third_person(text, keep_requests=True)``, worked out once per question."""
+    return _ABOUT_THE_USER.get_or_compute(text, lambda: to_third_person(text, keep_requests=True))
 
 
 #: The filter a search validates its arguments into: the one filter type of every read.
@@ -257,7 +266,7 @@ class Searcher:
         cross = engine.languages.has(flt.user_id, "en" if ql == "zh" else "zh")
         pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
-        about_user = to_third_person(text, keep_requests=True)
+        about_user = about_the_user(text)
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked (both forms in one call to the model, questions before background work)
         query_vec, *as_asked = engine.turns.embed_queries([about_user] + ([text] if about_user != text else []))
