@@ -443,7 +443,10 @@ _HYPOTHETICAL = re.compile(
     r"^\s*(?:if|suppose|supposing|imagine|what if)\b|\bif i (?:were|was|had|could|lived|worked)\b|\bi wish\b"
     r"|\bi(?:'d| would) (?:love|like|want) to (?:be|live|work|become)\b|\bi(?:'m| am) (?:looking for|thinking about|"
     r"thinking of|considering) (?:a )?(?:new )?(?:job|work|moving|becoming|going)\b"
-    r"|如果|要是|假如|假设|但愿|我(?:想|打算|准备|考虑)(?:要)?(?:当|成为|换|去|搬)|我在找工作"
+    r"|\bi (?:might|may|could) (?:\w+ )?(?:move|become|switch|quit|go|get|buy|start|take up|try)\b"
+    r"|\bi(?:'m| am) (?:planning|hoping|considering|thinking) (?:to|of|about) (?:move|moving|become|becoming|switch|quit|"
+    r"buy|buying|get|getting|go|going|start|starting)\b"
+    r"|如果|要是|假如|假设|但愿|我(?:想|打算|准备|考虑|计划|可能)(?:要)?.{0,6}?(?:当|成为|换|去|搬|买|学|辞)|我在找工作"
 )
 
 
@@ -465,6 +468,25 @@ _OTHERS_SUBJECT = re.compile(
     r"同事|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷)(?!叫|的名字)")
 
 
+#: The user's own attributes: said with "today" they are still the user's new value ("Today I'm officially a
+#: paramedic", "I went pescatarian today"); a relative, a pet or a boss said so is a remark about them today.
+_OWN_TOPICS = frozenset({"name", "allergy", "birth", "occupation", "employer", "residence", "diet", "vehicle"})
+
+
+#: A new value named as new ("My new boss is Ana, starting today", "我的新老板"): a change, whenever it is said.
+_NEW_ONE = re.compile(r"\b(?:my|a) new (?:boss|manager|supervisor|job|car|home|flat|apartment|address|partner|"
+                      r"girlfriend|boyfriend)\b|新(?:老板|领导|上司|工作|车|家|女朋友|男朋友)")
+
+
+def _passing_remark(low: str) -> bool:
+    """Whether lower-cased ``low`` is a remark about today or this week rather than a lasting fact: it says when, is no
+    change, and states none of the user's own attributes."""
+    if not _PASSING.search(low) or is_change(low) or _NEW_ONE.search(low):
+        return False
+    key = next((k for pattern, k in _PERMANENT_RULES if pattern.search(low)), None)
+    return key not in _OWN_TOPICS
+
+
 def not_a_fact(text: str) -> str | None:
     """Why a statement is no new value of the user's own fact, whatever a host model made of it, or None: a
     hypothetical or a wish, a passing remark about today, a request to the assistant. The rules never keep these as
@@ -472,7 +494,7 @@ def not_a_fact(text: str) -> str | None:
     low = text.lower()
     if is_hypothetical(low):
         return "a hypothetical or a wish, not a fact"
-    if _PASSING.search(low) and not is_change(low):
+    if _passing_remark(low):
         return "a passing remark about today, not a lasting fact"
     if _REQUEST.search(low):
         return "a request to the assistant, not a fact"
@@ -500,7 +522,7 @@ class RuleClassifier:
             return Classification(MemoryType.SHORT_TERM, "rules: not a first-person statement about the user")
         if is_hypothetical(text):  # "If I were a teacher, I'd quit", "如果我是老师就好了": not what is
             return Classification(MemoryType.SHORT_TERM, "rules: a hypothetical or a wish, not a fact")
-        if _PASSING.search(text) and not is_change(text):  # "My cat is sick today": about the cat, not a fact of it
+        if _passing_remark(text):  # "My cat is sick today": about the cat, not a fact of it
             return Classification(MemoryType.SHORT_TERM, "rules: a passing remark about today, not a lasting fact")
         for pattern, key in _PERMANENT_RULES:
             if pattern.search(text):
@@ -528,6 +550,8 @@ def rule_normalize(content: str) -> str:
     text = _ASKED_TO_REMEMBER.sub("", plain) or content.strip()
     if text != plain:  # "Could you remember that my daughter's name is Mia?": the request's question mark goes too
         text = _REQUEST_END.sub("", text) or text
+    if _NEWS_HEAD.match(text):  # "Did you know I moved to Lyon?": the news, without the question it is told as
+        text = (_NEWS_HEAD.sub("", text).rstrip(" ?？") or text) + ("" if _CJK_END.search(text) else ".")
     text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
     text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
@@ -540,6 +564,9 @@ _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just
                          r"|^(?:guess what|(?:some |big |good |great |exciting )?news|(?:a )?(?:quick )?update|(?:quick |side )?note"
                          r"|note to self|reminder to self|real talk|long story short|summary)\s*[,:!—-]\s*"
                          r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
+_NEWS_HEAD = re.compile(r"^(?:did you know|you know)(?: that)?\s+(?=(?:i|i'm|i've|my|we)\b)|^你知道吗[？?]?[，,]\s*",
+                        re.IGNORECASE)
+_CJK_END = re.compile(r"[\u3400-\u9fff。！]\W*$")
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 
 

@@ -300,9 +300,10 @@ def plan_write(
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta, created_at=said_at or None)
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item,
-                 change=is_change(content) and not hypothetical,
+                 change=is_change(content) and not hypothetical and veto is None,
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
-                 weight=authority(caller, source), topic=None if hypothetical else fact_key_of(content))
+                 weight=authority(caller, source),
+                 topic="" if hypothetical or veto is not None else fact_key_of(content))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
@@ -452,7 +453,7 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
     if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
         target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)
-    topic = p.topic or fact_key_of(item.content)
+    topic = fact_key_of(item.content) if p.topic is None else p.topic  # "": what is no fact has no topic
     if target is None and topic is not None:
         # one fact, whoever worded it and in which language ("用户住在北京" / "I moved to Shanghai"); a statement
         # of a keyed fact never changes a memory of another fact, however many words or places they share

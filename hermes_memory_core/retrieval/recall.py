@@ -55,7 +55,7 @@ from hermes_memory_core.retrieval.recall_policy import (
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.relevance_model import default_model
 from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher, about_the_user
-from hermes_memory_core.text.answer_types import expected_value, holds_value
+from hermes_memory_core.text.answer_types import answers_none, expected_value, holds_value
 from hermes_memory_core.text.fact_topics import asks_a_kind, names_a_member
 from hermes_memory_core.text.language import language_of
 from hermes_memory_core.text.questions import asking_part, is_question, question_key
@@ -187,13 +187,19 @@ class Recaller:
             return standing
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
         focus = focus_terms(about_the_user(asked))
+        value = expected_value(asked)  # the kind of value the question names (a colour, a blood type…), if any
+
+        def holds(h: MemoryHit) -> bool:  # "I'm type O" answers "What is my blood type?" without sharing its words
+            return value is not None and holds_value(value, h.content)
+
         if floor is not None and not answered and not talk and not addressed and floor <= best < floor + FOCUS_MARGIN:
             # a weak match is kept only when a line shares a word of what the question is about ("What is my blood
             # type?" is not answered by the lines that merely sound like a question about the user)
             # (a line in the other language, where shared words are only the dictionary's guess, may stand on a
             # clearer match instead)
             ql, family = language_of(asked), subject_family(asked)
-            if focus and not any(covers_focus(h, focus) or (family is not None and subject_family(h.content) == family)
+            if focus and not any(covers_focus(h, focus) or holds(h)
+                                 or (family is not None and subject_family(h.content) == family)
                                  or (language_of(h.content) != ql and (h.confidence or 0.0) >= floor + CROSS_FOCUS_MARGIN)
                                  for h in hits):
                 return standing
@@ -206,8 +212,13 @@ class Recaller:
             ordered = said_about_first(ordered, asked)
         kept = {h.id for h in standing}
         recalled = close_to_best(ordered, self.engine.config.recall_relative_score, topics, about_user)
+        if value is not None:  # a line holding a value of the kind asked comes first, however its score compares;
+            # beside it, only what shares the question's words or topic (not the user's other facts)
+            first = [h for h in ordered if holds(h)]
+            recalled = first + [h for h in recalled if not holds(h)
+                                and (not first or covers_focus(h, focus) or on_topic(h, topics))]
         if floor is not None and not talk:
-            recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics))
+            recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics) or holds(h))
         if topics and answered and not repeat and not talk:
             # the user's fact on the topic answers: beside it, what is said on that topic or shares the question's
             # words, not the user's other facts that merely sound alike ("Who is my manager?" is not answered by "I'm
@@ -218,11 +229,10 @@ class Recaller:
                         or (h.confidence or 0.0) >= (floor or 0.0) + FOCUS_MARGIN]
         recalled = without_restated_lines([h for h in recalled if h.id not in kept])[:k]
         # a question that names the kind of its answer (a colour, a blood type, a size…) is answered only by a line
-        # holding such a value: the lines that merely sound like it ("my favourite dish" for "my favourite colour")
-        # say nothing, and the user never said it
-        value = expected_value(asked)
+        # holding such a value or sharing a word of what is asked: the lines that merely sound like it ("my favourite
+        # dish" for "my favourite colour") say nothing, and the user never said it
         if (value is not None and floor is not None and not talk and not addressed
-                and not any(holds_value(value, h.content) for h in recalled)):
+                and answers_none(value, [h.content for h in recalled], focus, asked)):
             return standing
         decided = bool(repeat) or talk or addressed
         judged = None

@@ -56,7 +56,8 @@ _CARS = (r"car|suv|truck|van|minivan|pickup|hatchback|sedan|motorbike|motorcycle
 _CARS_ZH = (r"特斯拉|比亚迪|丰田|本田|宝马|奔驰|奥迪|大众|蔚来|理想|小鹏|福特|日产|马自达|雷克萨斯|保时捷|吉利|长城|哈弗|红旗|五菱|"
             r"沃尔沃|现代|起亚|别克|雪佛兰|小米|问界|极氪|凯迪拉克|路虎|斯巴鲁|三菱|标致|雪铁龙|奇瑞|长安|荣威|名爵|领克")
 #: When a Chinese statement says a thing happened ("我上个月搬到深圳了", "我去年刚换了车"): words between 我 and its verb.
-_WHEN_ZH = r"(?:上个?月|上周|上礼拜|去年|今年|年初|月初|最近|前不久|前段时间|前几天|刚刚|刚|已经|终于|也)*"
+_WHEN_ZH = (r"(?:上个?月|上周|上礼拜|去年|今年|年初|月初|最近|前不久|前段时间|前几天|昨天|前天|今天|这周|本周|这个月|本月|"
+            r"刚刚|刚|已经|终于|也|正式)*")
 
 #: A question about the user's work: what they do and where (both the occupation and the employer topic).
 _WORK_QUESTION = (r"\b(?<!\bto )(?<!from )(?<!after )(?<!before )work(?:s|ing)?\b"
@@ -156,7 +157,7 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         ),
         "occupation": (
             (r"\b(?:i|and) (?:now |currently |still )?work as\b|\bmy (?:new |current )?job (?:is as |title is |as )"
-             r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bi(?: am|'m) (?:now |currently |still )?(?:working |employed )?(?:as )?an? " + _JOB
+             r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bi(?: am|'m) (?:now |currently |still |officially |finally )?(?:working |employed )?(?:as )?an? " + _JOB
              + r"|\bi(?: have|'ve)? (?:just )?(?:became|become|retrained as|qualified as|trained as) an? " + _JOB
              + r"|\bi (?:just )?(?:got|started|landed|took) (?:a |my )?(?:new )?job\b(?! (?:interview|offer|application))"
              r"|\bi(?: have|'ve)? (?:just )?(?:switched|changed) (?:careers?|jobs?)\b"
@@ -164,7 +165,7 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|我的工作是|我(?:已经|刚|刚刚)?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作"
              r"|我(?:已经|刚|刚刚)?跳槽|我退休了"
              r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家|会计|护士|司机|记者)(?!的)"
-             r"|我(?:现在|目前|已经)?(?:是|当|成为)(?:一名|一个|了)?.{0,6}"
+             r"|我(?:现在|目前|已经)?" + _WHEN_ZH + r"(?:开始)?(?:是|当|成为)(?:一名|一个|了)?.{0,6}"
              r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师|急救员|药剂师|"
              r"建筑师|飞行员|警察|消防员|研究员|教授|作家|翻译|会计师|麻醉师)(?!的)"
              r"|^我.{0,20}[，,]\s*(?:我)?(?:现在|目前)(?:是|当|做)(?:一名|一个)?.{0,6}(?:工程师|医生|老师|律师|设计师|分析师|经理|程序员|"
@@ -226,7 +227,7 @@ TOPICS: tuple[FactTopic, ...] = tuple(
              r"|\bi (?:just )?(?:sold|traded in) my (?:[\w-]+ ){0,3}?(?:and (?:bought|got)|for) an? "
              r"|我(?:现在)?开(?:的是|一辆|着一辆)|我(?:现在|目前)?" + _WHEN_ZH + r"(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:"
              + _CARS_ZH + r")|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)(?:改|换)?开(?:上)?了?(?:一辆|辆)?(?:新的?)?(?:" + _CARS_ZH
-             + r")|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我换了(?:一辆|辆)?(?:新)?车(?!位|票|厢|次)"),
+             + r")|我的(?:新)?车是|我(?:新)?买了(?:一辆)?.{0,8}车|我(?:把车|的车)换成了|我" + _WHEN_ZH + r"换了(?:一辆|辆)?(?:新)?车(?!位|票|厢|次)"),
             r"\b(?:car|cars|vehicle)\b|\bdo i drive\b|汽车|车子|开车|开的车|什么车|的车|车是|车牌|买车|换车",
         ),
     }.items()

@@ -68,39 +68,49 @@ def sentences(text: str) -> list[str]:
     return [piece for s in _SENTENCE_END.split(text) if s and s.strip() for piece in _told_then_asked(s.strip())]
 
 
-#: A clause the user opens by telling something of their own ("I moved to Lyon", "我搬到里昂了").
-_TOLD_EN = re.compile(r"^(?:(?:so|and|but|also|oh|well|btw|by the way)[,\s]+)*(?:i|i'm|i've|i'd|my|we)\b",
-                      re.IGNORECASE)
+#: A clause the user opens by telling something of their own ("I moved to Lyon", "Since I'm vegan", "我搬到里昂了").
+_TOLD_EN = re.compile(r"^(?:(?:so|and|but|also|oh|well|btw|by the way|since|as|because|now that|given that)[,\s]+)*"
+                      r"(?:i|i'm|i've|i'd|my|we)\b", re.IGNORECASE)
 #: A clause that only leads into a question ("I wonder, …", "我想知道，…"): the whole sentence asks.
 _ASK_LEAD = re.compile(r"\bi (?:wonder|was wondering|want to know|would like to know|'d like to know|have a question)"
                        r"\b|\bquick question\b|我想知道|我想问|问一下|请问|我好奇|不知道", re.IGNORECASE)
-_FIRST_COMMA = re.compile(r"[,，]\s*")
+#: Where a statement may end and its question begin inside one sentence: a comma or a dash.
+_CLAUSE_END = re.compile(r"\s*[,，]\s*|\s+[—–-]{1,2}\s+|\s*——\s*|\s*—\s*")
 
 
 def _told_then_asked(sentence: str) -> list[str]:
-    """``sentence`` as the statement before its first comma and the question after it, where it is one (see
-    :func:`sentences`); else ``[sentence]``."""
-    comma = _FIRST_COMMA.search(sentence)
-    if comma is None or not _ASKS_AT_END.search(sentence):
-        return [sentence]
-    head, rest = sentence[:comma.start()].strip(), sentence[comma.end():].strip()
-    zh = bool(_CJK.search(head))
-    told = ("我" in head and len(head) >= 4) if zh else bool(_TOLD_EN.search(head)) and len(head.split()) >= 3
-    if not rest or not told or _ASK_LEAD.search(head) or _sentence_asks(head) or not _sentence_asks(rest):
-        return [sentence]
-    return [head + ("。" if zh else "."), rest]
+    """``sentence`` as a statement of the user's before a comma or dash and the question after it, where it is one
+    (see :func:`sentences`); else ``[sentence]``."""
+    for cut in _CLAUSE_END.finditer(sentence):
+        head, rest = sentence[:cut.start()].strip(), sentence[cut.end():].strip()
+        if not rest:
+            break
+        zh = bool(_CJK.search(head))
+        told = ("我" in head and len(head) >= 4) if zh else bool(_TOLD_EN.search(head)) and len(head.split()) >= 3
+        if _ASK_LEAD.search(head) or _sentence_asks(head):
+            break  # the sentence asks from its start
+        if told and _sentence_asks(rest):
+            return [head + ("。" if zh else "."), rest]
+    return [sentence]
 
 
 #: An opening that announces news rather than asking ("Guess what, …", "You know what? …").
-_NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)", re.IGNORECASE)
+_NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)|^(?:did you know|you know)(?: that)?\s+"
+                           r"(?=(?:i|i'm|i've|my|we)\b)|^你知道吗[？?]?[，,]\s*(?=\S)", re.IGNORECASE)
 
 
 #: A polite request to remember what follows ("Could you remember that my daughter's name is Mia?",
 #: "你能记住我女儿叫米娅吗？"): it tells, as "Remember that …" does.
 _REMEMBER_THAT = re.compile(
     r"^(?:(?:hey|ok|okay|so)[,\s]+)?(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind|make a note)"
-    r"(?: of)?(?: that)?\s+(?!(?:what|which|who|whom|whose|where|when|whether|if|how|why)\b)\S|^(?:你|您)?(?:能|能不能|可以|可不可以)?(?:帮我)?(?:记住|记一下|记下)(?!什么|哪|谁)\S",
+    r"(?: of)?(?: that)?\s+(?!(?:what|which|who|whom|whose|where|when|whether|if|how|why)\b|(?:that|this|it)\W*$)\S"
+    r"|^(?:你|您)?(?:能|能不能|可以|可不可以)?(?:帮我)?(?:记住|记一下|记下)(?!什么|哪|谁|了?(?:[这那它]个?)?(?:吗|呢|好吗|没有?)?\W*$)\S",
     re.IGNORECASE)
+
+
+#: A question after a request's comma ("Could you remember that for me, what's my cat called?"): it asks.
+_ASKS_AFTER = re.compile(r"[,，]\s*(?:what|which|who|where|when|why|how|do|does|did|is|are|can|could)\b|[,，].*[吗呢][?？]?$",
+                         re.IGNORECASE)
 
 
 def asks_to_remember(text: str) -> bool:
@@ -111,8 +121,10 @@ def asks_to_remember(text: str) -> bool:
 
 def _sentence_asks(sentence: str) -> bool:
     s = unicodedata.normalize("NFKC", sentence).strip().strip("\"'“”‘’").strip()
-    s = _NEWS_OPENING.sub("", s)  # "Guess what, I became a pharmacist!" tells
-    if not s or _REMEMBER_THAT.search(s):
+    news = _NEWS_OPENING.sub("", s)  # "Guess what, I became a pharmacist!" tells
+    if news != s:  # ("Did you know I moved to Lyon?": its question mark only announces the news)
+        s = news.rstrip(" ?？")
+    if not s or (_REMEMBER_THAT.search(s) and not _ASKS_AFTER.search(s)):
         return False
     if _ASKS_AT_END.search(s):
         return True

@@ -31,6 +31,14 @@ if sys.argv[3] == "own-handler":
 mem = MemoryProvider(MemoryConfig(data_dir=sys.argv[1]), embedder=HashingEmbedder())
 chat = mem.session("u", "s1", llm=CallableLLM(model))
 chat.add_messages([("user", "I live in Lyon."), ("assistant", "Noted.")])
+if sys.argv[3] == "bare-except":  # an application loop that catches everything keeps serving through an exception
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(300):
+        try:
+            time.sleep(0.1)
+        except:  # noqa: E722
+            pass
+    sys.exit(3)
 os.kill(os.getpid(), signal.SIGTERM)
 time.sleep(30)
 sys.exit(3)
@@ -50,7 +58,18 @@ def test_a_default_sigterm_ends_the_sessions_with_the_processes_model(tmp_path: 
     data = tmp_path / "store"
     res = subprocess.run([sys.executable, "-c", CHILD, str(data), str(REPO), "default"], capture_output=True,
                          text=True, timeout=120)
-    assert res.returncode == 128 + signal.SIGTERM, res.stderr[-2000:]
+    assert res.returncode == -signal.SIGTERM, res.stderr[-2000:]  # ended as the signal ends it
+    assert _reasons(data) == ["the host model"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+def test_an_application_that_catches_everything_still_stops_on_sigterm(tmp_path: Path) -> None:
+    """The stores are closed and the process ends even where the application's own ``except:`` would have caught an
+    exception raised to stop it (trial seven: it kept serving until SIGKILL)."""
+    data = tmp_path / "store"
+    res = subprocess.run([sys.executable, "-c", CHILD, str(data), str(REPO), "bare-except"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == -signal.SIGTERM, res.stderr[-2000:]
     assert _reasons(data) == ["the host model"]
 
 

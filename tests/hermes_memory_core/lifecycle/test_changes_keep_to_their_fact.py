@@ -69,6 +69,9 @@ def _keying(key: str) -> ScriptedLLM:
     ("I have a cat named Mochi.", "pet", "By the way, Mochi has been sick this week."),
     ("我的老板叫王强。", "boss", "提醒我明天给老板发邮件。"),
     ("I live in Hangzhou.", "residence", "Remind me to call my landlord in Hangzhou."),
+    ("I live in Hangzhou.", "residence", "I might move to Lyon next year."),  # trial seven
+    ("我住在杭州。", "residence", "我打算明年搬到成都。"),
+    ("我的老板叫王强。", "boss", "This week my boss is Ana while Wang is away."),
 ])
 def test_a_host_models_key_never_turns_a_non_fact_into_a_version(mem: MemoryProvider, fact: str, key: str,
                                                                  said: str) -> None:
@@ -76,6 +79,23 @@ def test_a_host_models_key_never_turns_a_non_fact_into_a_version(mem: MemoryProv
     kept = mem.remember(said, user_id="u", llm=_keying(key))
     assert kept.action is not RememberAction.VERSIONED and kept.id != first.id, kept
     assert [v.content for v in mem.history(first.id, user_id="u")] == [first.content]
+
+
+@pytest.mark.parametrize(("fact", "key", "change"), [
+    ("I work as a nurse.", "occupation", "Today I'm officially a paramedic."),  # trial seven: blocked as "today"
+    ("我是一名护士。", "occupation", "我今天开始当急救员了。"),
+    ("I drive a Toyota Corolla.", "vehicle", "我今天换了新车，特斯拉。"),
+    ("I drive a Toyota Corolla.", "vehicle", "I got a Tesla this week, sold the Corolla."),
+    ("I'm vegetarian.", "diet", "I went pescatarian today."),
+    ("我的老板叫王强。", "boss", "My new boss is Ana, starting today"),
+])
+@pytest.mark.parametrize("with_model", [False, True], ids=["rules", "keying-model"])
+def test_a_change_said_with_today_is_still_a_change(mem: MemoryProvider, fact: str, key: str, change: str,
+                                                    with_model: bool) -> None:
+    llm = _keying(key) if with_model else None
+    first = mem.remember(fact, user_id="u", llm=llm)
+    changed = mem.remember(change, user_id="u", llm=llm)
+    assert changed.action is RememberAction.VERSIONED and changed.id == first.id, changed
 
 
 def test_a_host_model_still_versions_a_real_change(mem: MemoryProvider) -> None:
@@ -86,6 +106,12 @@ def test_a_host_model_still_versions_a_real_change(mem: MemoryProvider) -> None:
 
 @pytest.mark.parametrize(("message", "kept"), [
     ("我搬到里昂了，你知道那边有什么好吃的面包店吗？", "里昂"),
+    ("By the way, I moved to Lyon, can you recommend a dentist?", "Lyon"),  # trial seven
+    ("I just moved to Lyon — any tips?", "Lyon"),
+    ("我搬到里昂了，你知道里昂吗", "里昂"),
+    ("Did you know I moved to Lyon?", "Lyon"),
+    ("你知道吗，我搬到里昂了。", "里昂"),
+    ("My blood type is O+, can you note that?", "O+"),
     ("I moved to Lyon, do you know any good bakeries?", "Lyon"),
     ("Could you remember that my daughter's name is Mia?", "Mia"),
     ("你能记住我女儿叫米娅吗？", "米娅"),
@@ -96,7 +122,9 @@ def test_a_statement_asked_with_a_question_is_kept_without_it(mem: MemoryProvide
     assert kept in (result.content or "") and not (result.content or "").rstrip().endswith(("?", "？", "吗"))
 
 
-@pytest.mark.parametrize("question", ["Can you remember what my job is?", "你记得我住在哪里吗？", "我想知道，我住在哪里？"])
+@pytest.mark.parametrize("question", ["Can you remember what my job is?", "你记得我住在哪里吗？", "我想知道，我住在哪里？",
+                                      "Could you remember that for me, what's my cat called?", "你记住了吗？",
+                                      "Hey, where do I live?", "Which editor do I like, Vim or Emacs?"])
 def test_a_question_stays_a_question(mem: MemoryProvider, question: str) -> None:
     assert mem.remember(question, user_id="u").action is RememberAction.SKIPPED
 

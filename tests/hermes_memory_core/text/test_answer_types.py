@@ -13,7 +13,7 @@ PAIRS = [
     ("What is my favourite colour?", "My favourite colour is teal.", True),
     ("我最喜欢什么颜色？", "我最喜欢蓝色", True),
     ("What colour is my car?", "用户开的是一辆白色的比亚迪汉。", True),
-    ("我穿多大码的鞋？", "用户的手机是华为Mate 60。", False),
+    ("我穿多大码的鞋？", "用户的手机是华为Mate 60。", True),  # a number may be a size: such a line is never silenced
     ("我穿多大码的鞋？", "我穿42码的鞋", True),
     ("What is my shoe size?", "I'm a size 9.", True),
     ("What size shirt do I wear?", "I usually wear an M.", True),
@@ -34,6 +34,23 @@ PAIRS = [
     ("What is my passport number?", "My passport number is E12345678.", True),
     ("What is my home Wi-Fi password?", "The Wi-Fi password is on the router.", True),
     ("What is my home Wi-Fi password?", "The WiFi router is in the study.", False),
+    # how people say them (trial seven): each was a false silence
+    ("What is my blood type?", "用户是A型血。", True),
+    ("What is my blood type?", "I'm A neg.", True),
+    ("我的血型是什么？", "我是O型。", True),
+    ("What is my shoe size?", "My shoes are 42s.", True),
+    ("我穿多大码的鞋？", "我的鞋是42号。", True),
+    ("我穿多大码的衣服？", "我穿L码。", True),
+    ("What size clothes do I wear?", "I take a medium in shirts.", True),
+    ("我多高？", "我1米8。", True),
+    ("How tall am I?", "I'm six foot one.", True),
+    ("How tall am I?", "I'm 5ft10.", True),
+    ("我最喜欢什么颜色？", "我最喜欢咖啡色。", True),
+    ("What is my favourite colour?", "My favourite is burgundy.", True),
+    ("What is my star sign?", "I'm a Sag.", True),
+    ("What's my Wi-Fi password?", "The wifi code is 1234.", True),
+    ("我的无线网密码是什么？", "wifi口令是abc123", True),
+    ("我喜欢什么颜色的酒？", "我喜欢喝红酒。", True),
 ]
 
 
@@ -48,6 +65,9 @@ def test_a_line_answers_a_typed_question_only_with_a_value_of_its_kind(question:
 @pytest.mark.parametrize("question", [
     "What is my job?", "How many kids do I have?", "What sport do I play?", "我住在哪里？", "Where do I work?",
     "What do I do for work?", "Which football team do I support?", "How old am I?",
+    # words of a kind that ask something else (trial seven)
+    "What size is my apartment?", "What size is my team?", "What size TV do I have?", "我的工资有多高？", "我的压力多重",
+    "我的幸运号码是多少？", "Where did I pin the map?", "What weight do I bench?",
 ])
 def test_open_questions_name_no_kind(question: str) -> None:
     assert expected_value(question) is None
@@ -68,8 +88,31 @@ def test_recall_is_silent_when_no_line_holds_the_kind_asked(real_mem: MemoryProv
     mem.flush()
     assert mem.search("What is my favourite colour?", user_id="u")  # search still ranks what it has
     assert mem.recall("What is my favourite colour?", user_id="u") == []
-    assert mem.recall("What is my shoe size?", user_id="u") == []
+    assert mem.recall("What is my blood type?", user_id="u") == []
     mem.add("The user's favourite colour is teal.", user_id="u", memory_type="long_term")
     mem.flush()
     hits = mem.recall("What is my favourite colour?", user_id="u")
     assert any("teal" in h.content for h in hits)
+
+
+@pytest.mark.parametrize(("said", "question"), [
+    ("我是A型血。", "What is my blood type?"),
+    ("I'm type O.", "What's my blood type?"),
+    ("My shoes are 42s.", "What's my shoe size?"),
+    ("我穿L码。", "我穿多大码的衣服？"),
+    ("我1米8。", "我多高？"),
+    ("我最喜欢咖啡色。", "我最喜欢什么颜色？"),
+    ("I'm a Leo.", "What is my star sign?"),
+    ("I'm 70kg.", "How much do I weigh?"),
+    ("My apartment is 80 square metres.", "What size is my apartment?"),
+])
+def test_what_the_user_said_of_a_kind_is_recalled(real_mem: MemoryProvider, said: str, question: str) -> None:
+    """Among the user's other facts, a value said in a form of its own still answers the typed question."""
+    for text in ("用户最喜欢的菜是外婆做的红烧肉。", "用户的手机是华为Mate 60。", "The user works as a nurse.",
+                 "The user lives in Lyon.", "The user's daughter is six.", "用户每周六早上去游泳。", "用户对花生过敏。",
+                 "The user drinks a flat white every morning."):
+        real_mem.add(text, user_id="u", memory_type="long_term")
+    kept = real_mem.remember(said, user_id="u")
+    real_mem.flush()
+    hits = real_mem.recall(question, user_id="u")
+    assert hits and hits[0].id == kept.id, (said, question, [h.content for h in hits])

@@ -77,3 +77,31 @@ def test_a_period_inside_a_word_ends_no_sentence() -> None:
     assert sentences("I moved to v2.0 of the app. It costs 3.5 euros.") == [
         "I moved to v2.0 of the app.", "It costs 3.5 euros."]
     assert sentences("我住在北京.我是护士。你呢？") == ["我住在北京.", "我是护士。", "你呢？"]
+
+
+@pytest.mark.parametrize(("message", "statement"), [
+    ("By the way, I moved to Lyon, can you recommend a dentist?", "By the way, I moved to Lyon."),
+    ("I just moved to Lyon — any tips?", "I just moved to Lyon."),
+    ("我搬到里昂了，你知道里昂吗", "我搬到里昂了。"),
+    ("Since I'm vegan, what should I cook tonight?", "Since I'm vegan."),
+    ("My blood type is O+, can you note that?", "My blood type is O+."),
+    ("我是A型血，你能记住这个吗？", "我是A型血。"),
+])
+def test_a_statement_before_its_question_is_a_statement(message: str, statement: str) -> None:
+    """What the user tells before asking stays (trial seven: the whole line was dropped as a question, and a search
+    for the answer skipped it)."""
+    assert not is_question(message)
+    assert without_questions(message) == statement
+
+
+@pytest.mark.parametrize("message", ["Did you know I moved to Lyon?", "你知道吗，我搬到里昂了。"])
+def test_news_told_as_a_question_tells(message: str) -> None:
+    assert not is_question(message)
+
+
+@pytest.mark.parametrize("question", [
+    "Could you remember that for me, what's my cat called?", "你能记住吗？", "你记住了吗？", "Can you note that?",
+    "Did you know that?", "你知道吗？", "Hey, where do I live?", "What do I do - any idea?",
+])
+def test_these_still_ask(question: str) -> None:
+    assert is_question(question)
