@@ -21,6 +21,7 @@ from typing import Protocol
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
+from hermes_memory_core.text.bilingual import default_dictionary
 from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
@@ -328,9 +329,11 @@ _LONG_TERM = re.compile(
 )
 #: Facts a user holds several of are keyed by their object too: a new allergy never supersedes another one.
 _ALLERGEN = re.compile(r"allergic to (?:the |a |an )?([a-z][a-z' -]{0,30}?)\s*(?:[.,;!]|\band\b|$)|对([\w、和与及]{1,20}?)过敏")
-_RELATIVE = re.compile(r"\bmy (wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)\b"
-                       r"|我(?:的)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
-                       r"|(?:^|[，,;；]\s*)(?:现在|目前)?的?(女朋友|男朋友|对象)")
+_RELATIVE = re.compile(r"\b(?:my|a) (?:new |current )?(wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|"
+                       r"father|kids?|children)\b"
+                       r"|我(?:现在|目前)?的?(?:新)?(妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|女朋友|男朋友|对象)"
+                       r"|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)?的?(?:新)?(女朋友|男朋友|对象|老婆|妻子|老公|丈夫)"
+                       r"|\b(dating|engaged to|seeing|married)\b|我有了?(?:一个|个)?新?(女朋友|男朋友|对象)")
 _PET = re.compile(r"\b(cat|dog|puppy|kitten|rabbit|hamster|parrot)\b|(猫|狗|兔子)")
 _PETS_ZH = {"猫": "cat", "狗": "dog", "兔子": "rabbit", "puppy": "dog", "kitten": "cat"}
 _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband", "儿子": "son", "女儿": "daughter",
@@ -338,16 +341,26 @@ _RELATIVES_ZH = {"妻子": "wife", "老婆": "wife", "丈夫": "husband", "老�
                  "女朋友": "partner", "男朋友": "partner", "对象": "partner"}
 
 
+def _allergen(word: str) -> str:
+    """One allergen as a key names it in either language: a Chinese word by its first English term ("花生" →
+    "peanut"), an English one in the singular ("peanuts" → "peanut"), so "我对花生过敏" and "I'm no longer allergic to
+    peanuts" are one fact."""
+    if not word.isascii():
+        terms = default_dictionary().english_terms(word)
+        word = terms[0] if terms else word
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _refine(key: str, text: str) -> str:
     """The topic key of a permanent fact, with the object for facts a user holds several of (allergies,
     relatives): ``allergy_peanuts``, ``family_daughter``."""
     if key == "allergy" and (m := _ALLERGEN.search(text)):
-        return "allergy_" + "_".join(re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
+        return "allergy_" + "_".join(_allergen(w) for w in re.split(r"[\s、和与及]+", (m.group(1) or m.group(2)).strip()))
     if key == "pet" and (m := _PET.search(text)):
         animal = m.group(1) or m.group(2)
         return "pet_" + _PETS_ZH.get(animal, animal)
     if key == "family" and (m := _RELATIVE.search(text)):
-        relation = m.group(1) or _RELATIVES_ZH[m.group(2) or m.group(3)]
+        relation = m.group(1) or ("partner" if m.group(4) else _RELATIVES_ZH[m.group(2) or m.group(3) or m.group(5)])
         # one partner at a time, whatever the user calls them ("my girlfriend", "my partner", "女朋友")
         return "family_" + {"kid": "children", "kids": "children", "girlfriend": "partner",
                             "boyfriend": "partner"}.get(relation, relation)

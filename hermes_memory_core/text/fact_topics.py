@@ -159,11 +159,11 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             (r"\b(?:i|and) (?:now |currently |still )?work as\b|\bmy (?:new |current )?job (?:is as |title is |as )"
              r"|\bmy (?:new |current )?job is an? " + _JOB + r"|\bi(?: am|'m) (?:now |currently |still |officially |finally )?(?:working |employed )?(?:as )?an? " + _JOB
              + r"|\bi(?: have|'ve)? (?:just )?(?:became|become|retrained as|qualified as|trained as) an? " + _JOB
-             + r"|\bi (?:just )?(?:got|started|landed|took) (?:a |my )?(?:new )?job\b(?! (?:interview|offer|application))"
+             + r"|\bi (?:just )?(?:got|started|landed|took) (?:a |my )?(?:new )?job\b(?! (?:interview|offer|application|at|with)\b)"
              r"|\bi(?: have|'ve)? (?:just )?(?:switched|changed) (?:careers?|jobs?)\b"
              r"|\bi(?: am|'m| have|'ve)? (?:just )?retired\b(?! (?:my|the|a|an|it|this|that|our|his|her|them)\b)"
              r"|我的工作是|我(?:已经|刚|刚刚)?(?:换|找到)了?(?:一?份|个|新)?(?:新)?工作"
-             r"|我(?:已经|刚|刚刚)?跳槽|我退休了"
+             r"|我退休了"
              r"|我(?:现在|目前)?在.{1,20}(?:做|当|担任)(?:一名|一个)?.{0,8}(?:师|员|医生|经理|主管|工人|编辑|作家|会计|护士|司机|记者)(?!的)"
              r"|我(?:现在|目前|已经)?" + _WHEN_ZH + r"(?:开始)?(?:是|当|成为)(?:一名|一个|了)?.{0,6}"
              r"(?:工程师|医生|老师|律师|学生|设计师|分析师|经理|程序员|护士|会计|记者|厨师|司机|销售|教师|急救员|药剂师|"
@@ -177,7 +177,9 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             (r"\b(?:i|and) (?:now |currently |still )?work (?:at|for)\b|\bmy (?:new |current )?job is (?:at|with) "
              r"|\bmy new job at\b|\bi(?: have|'ve)? (?:just |recently )?(?:joined|switched to) (?!(?:a|an|the|my|our|"
              r"this|that|some)\b)\w+(?: \w+)? (?:as|last|this|in|on|a)\b"
-             r"|我(?:现在|目前)?" + _WHEN_ZH + r"在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我" + _WHEN_ZH + r"(?:加入|入职)了?"),
+             r"|我(?:现在|目前)?" + _WHEN_ZH + r"在(?!找|考虑|想|准备).{1,20}(?:工作|上班)|我" + _WHEN_ZH + r"(?:加入|入职)了?"
+             r"|我" + _WHEN_ZH + r"跳槽|我" + _WHEN_ZH + r"(?:去|到)[^，。,.！!？?]{1,10}(?:上班|工作)了|离职了?[，,]\s*(?:去了|加入了?|到了)"
+             r"|\b(?:a |my )?new job (?:at|with)\b"),
             _WORK_QUESTION + r"|\b(?:company|firm)\b",
         ),
         "residence": (
@@ -197,9 +199,14 @@ TOPICS: tuple[FactTopic, ...] = tuple(
             r"\b(?:cat|dog|pets?|puppy|kitten)\b|猫|狗|宠物",
         ),
         "family": (
-            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|partner|girlfriend|boyfriend|mother|father|kids?|children)"
-             r"\b(?!'s)|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"
-             r"|我(?:的)?(?:女朋友|男朋友|对象)(?:叫|是)|(?:^|[，,;；]\s*)(?:现在|目前)?的?(?:女朋友|男朋友|对象)(?:叫|是)"),
+            (r"(?:^|[.!?;,]\s*)my (?:wife|husband|son|daughter|mother|father|kids?|children"
+             r"|(?:new |current )?(?:partner|girlfriend|boyfriend|fianc[eé]e?))\b(?!'s)"
+             r"|\bi (?:have|'ve got|got|have got) a (?:new )?(?:girlfriend|boyfriend|partner)\b"
+             r"|\bi(?:'m| am) (?:now )?(?:dating|engaged to) (?!(?:apps?|sites?)\b)[a-z]|\bi(?:'m| am) seeing [a-z]+ now\b"
+             r"|\bi (?:just |recently )?(?:married|got married to|got engaged to)\b"
+             r"|我(?:的)?(?:妻子|老婆|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈)"
+             r"|我(?:现在|目前)?的?(?:新)?(?:女朋友|男朋友|对象)(?:叫|是)|我有了?(?:一个|个)?新?(?:女朋友|男朋友|对象)"
+             r"|(?:^|[，,;；]\s*)(?:我)?(?:现在|目前)?的?(?:新)?(?:女朋友|男朋友|对象|老婆|妻子|老公|丈夫)(?:叫|是)"),
             (r"\b(?:wife|husband|partner|girlfriend|boyfriend|daughter|son|kids?|children|mother|father|mom|dad|parents?|family"
              r"|relatives?)\b|妻子|老婆|丈夫|老公|女儿|儿子|孩子|父母|妈妈|爸爸|母亲|父亲|家人|家庭|家里人|亲人|女朋友|男朋友|对象"),
         ),

@@ -48,6 +48,19 @@ def test_an_employer_stored_under_the_old_job_key_is_not_replaced_by_a_job(mem: 
     ("My girlfriend is Sofia.", "我和Sofia分手了，现在的女朋友叫Lena。", "family_partner"),
     ("我女朋友叫Sofia。", "I broke up with Sofia; my partner is now Lena.", "family_partner"),
     ("我住在杭州。", "I moved to Shenzhen last month.", "residence"),  # never the employer ("moved to X last…")
+    # how people say a new partner or employer (trial seven)
+    ("My girlfriend is Sofia.", "My new girlfriend is Mia.", "family_partner"),
+    ("My girlfriend is Sofia.", "I have a new girlfriend, Mia.", "family_partner"),
+    ("My partner is Sam.", "I'm dating Chris now.", "family_partner"),
+    ("我女朋友叫Sofia。", "我现在的对象是小林。", "family_partner"),
+    ("我女朋友叫Sofia。", "我有新女朋友了，叫小美。", "family_partner"),
+    ("我男朋友叫Tom。", "我和Tom分手了，我的新男朋友叫Max。", "family_partner"),
+    ("我在华为工作。", "我跳槽到腾讯了。", "employer"),
+    ("我在华为工作。", "我去阿里上班了。", "employer"),
+    ("我在华为工作。", "我从华为离职了，去了小米。", "employer"),
+    ("I work for Siemens.", "I got a new job at Bosch.", "employer"),
+    ("我对花生过敏。", "I'm no longer allergic to peanuts.", "allergy_peanut"),  # one allergen in both languages
+    ("I'm allergic to penicillin.", "我现在对青霉素不过敏了。", "allergy_penicillin"),
 ])
 def test_a_change_said_in_the_other_language_versions_its_fact(mem: MemoryProvider, fact: str, change: str,
                                                             key: str) -> None:
