@@ -83,13 +83,25 @@ def _invisible(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn") or "\ufe00" <= ch <= "\ufe0f"
 
 
+#: The characters :func:`quote` drops or folds: ASCII controls but tab and newline (ASCII has no Cf, Co or Cn), and
+#: every non-ASCII one.
+_FOLDED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\U0010ffff]")
+
+
+def _folded(text: str) -> str:
+    """``text`` with invisible and control characters dropped (tab and newline kept) and look-alikes folded (see
+    :func:`_fold`): an ASCII character folds to itself and is invisible only as a control, so the others are not
+    looked at one by one."""
+    return _FOLDED.sub(lambda m: "" if _invisible(ch := m.group()) else _fold(ch), text)
+
+
 def quote(text: str) -> str:
     """``text`` as one line that cannot close or open a block nor forge a label: invisible and control characters
     dropped, look-alikes of ASCII letters, digits and delimiters read as what they look like (other characters, CJK
     punctuation included, as written), whitespace collapsed, every
     angle- or square-bracket look-alike made a round bracket, label dots made commas, a speaker label's colon
     ("assistant:", "[10:02] bob:", "系统：") made " -", and the block's name ("hermes_memory") written apart."""
-    text = "".join(_fold(ch) for ch in text if ch in "\n\t" or not _invisible(ch))
+    text = _folded(text)
     text = text.translate(_BRACKETS).translate(_DOTS)
     text = _LABEL.sub(lambda m: (m.group(1) or m.group(2)).rstrip() + " -", text)
     text = _BLOCK_NAME.sub(" Hermes memory", text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -253,6 +254,11 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
             view = view if view is not None else session.view(summary=False)
             session.add_messages([_to_core(m) for m in self._unseen(view, messages)])
 
+    def _held(self, user_id: str, thread_id: str | None) -> AbstractContextManager[None]:
+        """The background work of the thread's session held back while its memory block is made (see
+        :meth:`SessionMemory.holding_background`); nothing without a thread."""
+        return nullcontext() if thread_id is None else self._session(user_id, thread_id).holding_background()
+
     @staticmethod
     def _thread_messages(request: ModelRequest[Any]) -> Sequence[AnyMessage]:
         state = getattr(request, "state", None) or {}
@@ -264,8 +270,9 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         """Write the run's new user message(s) into the session, call the model with the memory block appended to
         this request's system message, and write its final answer into the session."""
         user_id, thread_id = self._who(request.runtime)
-        self.store_new_messages(user_id, thread_id, self._thread_messages(request))
-        block, view = self._context(user_id, thread_id, _latest_question(request.messages))
+        with self._held(user_id, thread_id):  # the message's archiving runs while the model answers, not beside recall
+            self.store_new_messages(user_id, thread_id, self._thread_messages(request))
+            block, view = self._context(user_id, thread_id, _latest_question(request.messages))
         response = handler(self._request_with(request, block))
         self.store_answer(user_id, thread_id, response.result, view)  # (the view just read: two reads a turn)
         return response
@@ -278,8 +285,9 @@ class HermesMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         messages = self._thread_messages(request)
 
         def before() -> tuple[str, SessionView | None]:
-            self.store_new_messages(user_id, thread_id, messages)
-            return self._context(user_id, thread_id, _latest_question(request.messages))
+            with self._held(user_id, thread_id):
+                self.store_new_messages(user_id, thread_id, messages)
+                return self._context(user_id, thread_id, _latest_question(request.messages))
 
         block, view = await asyncio.to_thread(before)
         response = await handler(self._request_with(request, block))

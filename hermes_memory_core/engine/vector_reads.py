@@ -31,6 +31,11 @@ class VectorReads:
         """The vector leg: ``(id, cosine)`` of the ``limit`` points nearest ``vector`` that pass ``flt``."""
         return self._parts.vectors.search(vector, limit, flt)
 
+    def dense_candidates_many(self, vectors: Sequence[np.ndarray], limit: int,
+                              flt: VectorFilter) -> list[list[tuple[str, float]]]:
+        """:meth:`dense_candidates` of several vectors in one call to the vector engine (one list each, in order)."""
+        return self._parts.vectors.search_many(vectors, limit, flt)
+
     def stored_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these memories (those the vector index holds)."""
         return self._parts.vectors.fetch(ids)

@@ -54,11 +54,10 @@ from hermes_memory_core.retrieval.recall_policy import (
 )
 from hermes_memory_core.retrieval.relevance import RelevanceJudge
 from hermes_memory_core.retrieval.relevance_model import default_model
-from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher
+from hermes_memory_core.retrieval.search import NO_FLOOR, Searcher, about_the_user
 from hermes_memory_core.text.answer_types import answers_none, expected_value, holds_value
 from hermes_memory_core.text.fact_topics import asks_a_kind, names_a_member
 from hermes_memory_core.text.language import language_of
-from hermes_memory_core.text.perspective import to_third_person
 from hermes_memory_core.text.questions import asking_part, is_question, question_key
 from hermes_memory_core.trust.authority import fact_subject, outranked_claims_below
 from hermes_memory_core.trust.injection_preference import PREFERENCE_KEYS, current_preferences
@@ -187,7 +186,7 @@ class Recaller:
         if kind and not answered and not talk and floor is not None:
             return standing
         best = max((h.confidence for h in hits if h.confidence is not None), default=float("-inf"))
-        focus = focus_terms(to_third_person(asked, keep_requests=True))
+        focus = focus_terms(about_the_user(asked))
         value = expected_value(asked)  # the kind of value the question names (a colour, a blood type…), if any
 
         def holds(h: MemoryHit) -> bool:  # "I'm type O" answers "What is my blood type?" without sharing its words

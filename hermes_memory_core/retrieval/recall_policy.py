@@ -180,23 +180,42 @@ def _as_the_user_says(reply: str) -> str:
     return reply
 
 
+#: Per kind and text: the words :func:`without_restated_lines` compares (the same candidates come back every turn).
+_RESTATING_WORDS: BoundedLRU[tuple[str, str], frozenset[str]] = BoundedLRU(4096)
+
+
+def _restating_words(kind: str, text: str) -> frozenset[str]:
+    """A text's words as :func:`without_restated_lines` compares them: a ``fact``'s own, a ``fact as said`` by the
+    user (first person, without the words that name no subject), a ``reply`` as the user would say it, a user's
+    ``line`` in the third person."""
+
+    def words() -> frozenset[str]:
+        if kind == "fact":
+            return frozenset(tokenize(text))
+        if kind == "fact as said":
+            return frozenset(tokenize(to_first_person(text))) - GENERIC_TERMS - GENERIC_ZH
+        return frozenset(tokenize(_as_the_user_says(text) if kind == "reply" else to_third_person(text)))
+
+    return _RESTATING_WORDS.get_or_compute((kind, text), words)
+
+
 def without_restated_lines(hits: list[MemoryHit]) -> list[MemoryHit]:
     """``hits`` without the lines of the conversation that a fact among them restates — what the user said ("My boss
     is called Zhang Wei." and "The user's boss is called Zhang Wei.") and the assistant's acknowledgement of it
     ("Got it, Zhang Wei is your boss.", "好的，我会记住你对花生过敏。"): the fact says it once, in the best of their
     places. Run on what recall keeps, after its cut (a fact may be cut where a line of the conversation is not)."""
-    third = {h.id: set(tokenize(h.content)) for h in hits if not h.is_conversation}
+    third = {h.id: _restating_words("fact", h.content) for h in hits if not h.is_conversation}
     # a fact's words as the user would say them, without the words that name no subject ("called", "叫")
-    first = {h.id: set(tokenize(to_first_person(h.content))) - GENERIC_TERMS - GENERIC_ZH for h in hits if h.id in third}
+    first = {h.id: _restating_words("fact as said", h.content) for h in hits if h.id in third}
     source_of: dict[str, MemoryHit] = {}
     for h in hits:
         if not h.is_conversation or not third:
             continue
         if h.role == "assistant":  # the acknowledgement holds the fact's words (and its own "Got it", "好的")
-            said = set(tokenize(_as_the_user_says(h.content)))
+            said = _restating_words("reply", h.content)
             fact = next((f for f in hits if f.id in first and _restates(said, first[f.id])), None)
         else:  # the fact holds the words the user said
-            said = set(tokenize(to_third_person(h.content)))
+            said = _restating_words("line", h.content)
             fact = next((f for f in hits if f.id in third and _restates(third[f.id], said)), None)
         if fact is not None:
             source_of[h.id] = fact

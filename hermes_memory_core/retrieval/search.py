@@ -62,12 +62,21 @@ from hermes_memory_core.text.tokenizer import tokenize_query
 from hermes_memory_core.trust.permissions import Caller
 from hermes_memory_core.types import MemoryHit, MemoryRecord, MemoryType
 
-__all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "build_filter", "readable_types"]
+__all__ = ["NO_FLOOR", "SearchFilter", "Searcher", "about_the_user", "build_filter", "readable_types"]
 
 #: Embeddings of recent questions' translations kept (a repeated question is not embedded twice).
 _TRANSLATION_VECTORS = 256
 #: Host model objects whose translation caches are kept (an adapter's and the provider's, say).
 _TRANSLATORS = 8
+
+
+#: Questions whose third-person form is kept (:func:`about_the_user`: search and recall both ask it of a question).
+_ABOUT_THE_USER: BoundedLRU[str, str] = BoundedLRU(256)
+
+
+def about_the_user(text: str) -> str:
+    """``to_third_person(text, keep_requests=True)``, worked out once per question."""
+    return _ABOUT_THE_USER.get_or_compute(text, lambda: to_third_person(text, keep_requests=True))
 
 
 #: The filter a search validates its arguments into: the one filter type of every read.
@@ -103,9 +112,10 @@ class _Leg:
 
     __slots__ = ("_fetch", "_got", "_size")
 
-    def __init__(self, fetch: Callable[[int], list[tuple[str, float]]], size: int) -> None:
+    def __init__(self, fetch: Callable[[int], list[tuple[str, float]]], size: int,
+                 got: list[tuple[str, float]] | None = None) -> None:
         self._fetch, self._size = fetch, size
-        self._got = fetch(size)
+        self._got = fetch(size) if got is None else got  # ``got``: the fetch at ``size``, already made
 
     def top(self, m: int) -> list[tuple[str, float]]:
         """The leg's best ``m`` candidates."""
@@ -256,17 +266,19 @@ class Searcher:
         cross = engine.languages.has(flt.user_id, "en" if ql == "zh" else "zh")
         pending = self.translation(text, ql, llm) if cross else None  # the model works while the question is embedded
         # memories speak of "the user" / "用户": a question in the first person is matched in the same form
-        about_user = to_third_person(text, keep_requests=True)
+        about_user = about_the_user(text)
         # lines of a conversation keep their speaker's words ("I'm going to Chengdu"): a first-person question is
         # also matched against them as asked (both forms in one call to the model, questions before background work)
         query_vec, *as_asked = engine.turns.embed_queries([about_user] + ([text] if about_user != text else []))
         # recall reads on in each leg for the places of the lines it leaves out (below): each leg is fetched once, wider
         wide = _WIDER * n if answers_only else n
-        dense_leg = _Leg(lambda m: engine.vector_reads.dense_candidates(query_vec, m, flt), wide)
-        cosines = dict(dense_leg.top(n))
         spoken_vec = as_asked[0] if as_asked else None
+        # both forms' dense searches are one call to the vector engine (one pass over its segments)
+        first = engine.vector_reads.dense_candidates_many([query_vec, *as_asked], wide, flt)
+        dense_leg = _Leg(lambda m: engine.vector_reads.dense_candidates(query_vec, m, flt), wide, first[0])
+        cosines = dict(dense_leg.top(n))
         spoken_leg = None if spoken_vec is None else _Leg(
-            lambda m: engine.vector_reads.dense_candidates(spoken_vec, m, flt), wide)
+            lambda m: engine.vector_reads.dense_candidates(spoken_vec, m, flt), wide, first[1])
         spoken = dict(spoken_leg.top(n)) if spoken_leg is not None else {}
         translated = pending() if pending is not None else None
         cal = self._calibrator(about_user, query_vec, ql, cross, translated) if cross or min_score is not None else None
@@ -303,8 +315,12 @@ class Searcher:
             # each leg's one wider fetch (fetched again only past it)
             for more in (2, 2, 2, 0):
                 lines = [mid for mid in fresh if mid in fields and fields[mid].dialogue]
-                said = engine.hit_records(flt.user_id, lines, fields, at) if lines else {}
+                # a line whose version was judged before needs no record read (the same candidates come back)
+                judged = {mid: got for mid in lines if (got := self._no_answer.get((mid, fields[mid].version)))}
+                unjudged = [mid for mid in lines if mid not in judged]
+                said = engine.hit_records(flt.user_id, unjudged, fields, at) if unjudged else {}
                 before = len(dropped)
+                dropped.update(mid for mid, got in judged.items() if got[0] or (own_words_only and got[1]))
                 dropped.update(mid for mid, rec in said.items() if self._holds_no_answer(rec, own_words_only))
                 if not more or len(dropped) == before:
                     break

@@ -15,7 +15,8 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -196,6 +197,42 @@ class Sessions:
         self.events = events
         self._llms: OrderedDict[tuple[str, str], LLM] = OrderedDict()
         self._lock = threading.Lock()
+        # sessions whose writes' background work waits (:meth:`SessionMemory.holding_background`): how many holds
+        # each has, and whether a write came in meanwhile (True: it made the session overflow)
+        self._holds: dict[tuple[str, str], int] = {}
+        self._held: dict[tuple[str, str], bool] = {}
+
+    def written(self, user_id: str, session_id: str, *, opened: bool, overflowing: bool) -> None:
+        """Tell :class:`SessionEvents` of a write, now or, while the session is held, when its hold ends (a first
+        turn's ``began`` is told now: the sessions its user left end, and a recall waits for them)."""
+        key = (user_id, session_id)
+        with self._lock:
+            held = key in self._holds
+            if held:
+                self._held[key] = self._held.get(key, False) or overflowing
+        if not held:
+            self.events.written(user_id, session_id, opened=opened, overflowing=overflowing)
+        elif opened:
+            self.events.began(user_id, session_id)
+
+    @contextmanager
+    def held(self, user_id: str, session_id: str) -> Iterator[None]:
+        """Hold back the background work of the session's writes until the block ends (see
+        :meth:`SessionMemory.holding_background`)."""
+        key = (user_id, session_id)
+        with self._lock:
+            self._holds[key] = self._holds.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holds[key] -= 1
+                last = not self._holds[key]
+                if last:
+                    del self._holds[key]
+                wrote, overflowing = (key in self._held, self._held.pop(key, False)) if last else (False, False)
+            if wrote:
+                self.events.written(user_id, session_id, opened=False, overflowing=overflowing)
 
     def open(self, user_id: str, session_id: str, llm: LLM | None = None) -> SessionMemory:
         """A handle on one session (validated ids); ``llm`` serves its background work from now on."""
@@ -255,7 +292,25 @@ class SessionMemory:
         turns = store.append(self.user_id, self.session_id, msgs, [m.role in USER_ROLES for m in msgs],
                              self._parts.now())
         overflowing = store.turn_count(self.user_id, self.session_id) > self._parts.config.ring_size
-        self._sessions.events.written(self.user_id, self.session_id, opened=turns[0] == 0, overflowing=overflowing)
+        self._sessions.written(self.user_id, self.session_id, opened=turns[0] == 0, overflowing=overflowing)
+
+    @contextmanager
+    def holding_background(self) -> Iterator[None]:
+        """While in this block, the background work this session's writes start (keeping their turns as conversation
+        memories, summarising the oldest) waits; it is started when the block ends (the outermost, where blocks nest),
+        error or not. A chat turn writes the user's message and then recalls for it: held, that work runs while the
+        model answers instead of beside the recall. Nothing is less durable: ``add_messages`` is durable on return,
+        and a process that ends inside the block keeps those turns when the store next opens, as it keeps any turn
+        not archived yet. A recall in the block still shows the held turns (they are in the session's buffer), and a
+        session's first turn still ends the user's other sessions at once."""
+        with self._sessions.held(self.user_id, self.session_id):
+            yield
+
+    @asynccontextmanager
+    async def aholding_background(self) -> AsyncIterator[None]:
+        """Async twin of :meth:`holding_background`."""
+        with self._sessions.held(self.user_id, self.session_id):
+            yield
 
     def _redacted_together(self, msgs: list[Message]) -> list[Message]:
         """The messages redacted (:meth:`_redacted`), and read together with their neighbours — the session's last

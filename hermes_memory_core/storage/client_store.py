@@ -165,6 +165,19 @@ class QdrantClientVectorStore:
             )
         return [(str(p.id), float(p.score)) for p in res.points]
 
+    def search_many(self, vectors: Sequence[np.ndarray], limit: int, flt: VectorFilter) -> list[list[tuple[str, float]]]:
+        """Several vectors in one request (``query_batch_points``)."""
+        if len(vectors) <= 1:
+            return [self.search(vector, limit, flt) for vector in vectors]
+        from qdrant_client import models
+
+        query_filter = _client_filter(flt)
+        requests = [models.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), filter=query_filter,
+                                        limit=limit, with_payload=False, with_vector=False) for vector in vectors]
+        with self._read_lock:
+            found = self._need().query_batch_points(self.name, requests=requests)
+        return [[(str(p.id), float(p.score)) for p in res.points] for res in found]
+
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}

@@ -442,21 +442,21 @@ class EdgeVectorStore:
 
     # ----------------------------------------------------------------- reads
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
+        return self.search_many([vector], limit, flt)[0]
+
+    def search_many(self, vectors: Sequence[np.ndarray], limit: int, flt: VectorFilter) -> list[list[tuple[str, float]]]:
+        """Several vectors are one planned batch for the shard (``query_batch``: one pass over its segments)."""
         import qdrant_edge as qe
 
-        small = self._small
-        if small is not None:
-            return small.search(vector, limit, flt)
-        req = qe.QueryRequest(
-            limit=limit,
-            query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
-            filter=_edge_filter(qe, flt),
-            with_payload=False,
-            with_vector=False,
-        )
+        if (small := self._small) is not None or not vectors:
+            return [] if small is None else small.search_many(vectors, limit, flt)
+        edge_filter = _edge_filter(qe, flt)
+        reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
+                                filter=edge_filter, with_payload=False, with_vector=False) for vector in vectors]
         with self._lock:
-            found = self._need().query(req)
-        return [(str(p.id), float(p.score)) for p in found]
+            shard = self._need()
+            found = [shard.query(reqs[0])] if len(reqs) == 1 else shard.query_batch(qe.QueryBatchRequest(reqs))
+        return [[(str(p.id), float(p.score)) for p in points] for points in found]
 
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:

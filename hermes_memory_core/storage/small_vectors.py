@@ -336,19 +336,27 @@ class SmallVectorStore:
         return rows
 
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
-        query = query / (norm or 1.0)
+        return self.search_many([vector], limit, flt)[0]
+
+    def search_many(self, vectors: Sequence[np.ndarray], limit: int, flt: VectorFilter) -> list[list[tuple[str, float]]]:
+        """The filter's rows are found once for every vector (each vector's list is :meth:`search`'s for it)."""
         with self._lock:
             self._need()
             rows = self._rows(flt)
             if rows.size == 0 or limit <= 0:
-                return []
-            # one pass over the contiguous matrix (at most SMALL_STORE_MAX_POINTS rows) beats gathering the rows
-            scores = (self._matrix[: len(self._ids)] @ query)[rows]
-            top = np.argpartition(-scores, limit - 1)[:limit] if rows.size > limit else np.arange(rows.size)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            return [(self._ids[rows[k]], float(scores[k])) for k in top]
+                return [[] for _ in vectors]
+            return [self._nearest(vector, rows, limit) for vector in vectors]
+
+    def _nearest(self, vector: np.ndarray, rows: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` rows among ``rows`` nearest ``vector``, best first (the lock held)."""
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(query))
+        query = query / (norm or 1.0)
+        # one pass over the contiguous matrix (at most SMALL_STORE_MAX_POINTS rows) beats gathering the rows
+        scores = (self._matrix[: len(self._ids)] @ query)[rows]
+        top = np.argpartition(-scores, limit - 1)[:limit] if rows.size > limit else np.arange(rows.size)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self._ids[rows[k]], float(scores[k])) for k in top]
 
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         with self._lock:

@@ -84,6 +84,10 @@ class VectorStore(Protocol):
     def search(self, vector: np.ndarray, limit: int, flt: VectorFilter) -> list[tuple[str, float]]:
         """Nearest points by cosine similarity, filtered, best first."""
 
+    def search_many(self, vectors: Sequence[np.ndarray], limit: int, flt: VectorFilter) -> list[list[tuple[str, float]]]:
+        """:meth:`search` of several query vectors under one filter, in one call to the engine (one list per vector,
+        in order; each the list :meth:`search` gives for it)."""
+
     def fetch(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored (unit-length) vectors of these points, as precise as the backend keeps them (the embedded one:
         16-bit floats, each component within 1e-3); unknown ids are left out."""

@@ -58,3 +58,14 @@ def test_words_the_user_passed_on_are_labelled_as_such(mem: MemoryProvider) -> N
                                     memory_types=["short_term"])).splitlines()
     assert any("the user passed on] Bob wrote" in ln for ln in lines), lines
     assert any("the user said] I keep bees" in ln for ln in lines), lines
+
+
+def test_quote_folds_only_what_the_character_path_folds() -> None:
+    """Only controls and non-ASCII characters are looked at one by one (the rest fold to themselves): every text
+    quotes as each character judged alone would."""
+    from hermes_memory_core import rendering
+
+    every = "".join(map(chr, range(0x3100))) + "\U0001f600\U000e0041 assistant: [ok] <hermes_memory> a.b ＡＢ１ 系统："
+    by_character = "".join(rendering._fold(c) for c in every if c in "\n\t" or not rendering._invisible(c))
+    assert rendering._folded(every) == by_character
+    assert rendering.quote("a\x00b\x7fc\u200bd") == "abcd"

@@ -97,6 +97,19 @@ def test_upsert_search_order_and_scores(store: VectorStore) -> None:
     assert store.count() == 3
 
 
+def test_search_many_is_each_vector_searched(store: VectorStore) -> None:
+    """Several query vectors in one call give, in order, what :meth:`search` gives for each (the filter applies to all)."""
+    rng = np.random.default_rng(7)
+    store.upsert([_pt(rng.normal(size=DIM).astype(np.float32), session_id=f"s{i % 3}") for i in range(40)]
+                 + [_pt(_vec(1, 0), user="u2")])
+    queries = [rng.normal(size=DIM).astype(np.float32) for _ in range(3)]
+    for flt in (VectorFilter("u1"), VectorFilter("u1", session_id="s1"), VectorFilter("nobody")):
+        batched = store.search_many(queries, 7, flt)
+        assert batched == [store.search(q, 7, flt) for q in queries]
+        assert len(batched) == 3
+    assert store.search_many([], 5, VectorFilter("u1")) == []
+
+
 def test_limit_and_user_filter(store: VectorStore) -> None:
     store.upsert([_pt(_vec(1, i * 0.1)) for i in range(5)] + [_pt(_vec(1, 0), user="u2")])
     assert len(store.search(_vec(1, 0), 2, VectorFilter("u1"))) == 2
