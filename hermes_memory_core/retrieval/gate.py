@@ -9,7 +9,7 @@ import unicodedata
 from hermes_memory_core.text.fact_topics import TOPICS, about_someone_else
 from hermes_memory_core.text.tokenizer import tokenize
 
-__all__ = ["FACT_TOPICS", "needs_permanent", "question_topics", "should_recall"]
+__all__ = ["FACT_TOPICS", "leading_topic", "needs_permanent", "question_topics", "should_recall"]
 
 _FILLERS = {
     # English
@@ -104,6 +104,19 @@ def needs_permanent(text: str) -> bool:
 #: table the classifier keys statements with): a question about where the user lives ranks the user's residence
 #: fact first, whatever its current version says ("用户从北京搬到上海了" answers "用户住在哪里？").
 FACT_TOPICS: dict[str, re.Pattern[str]] = {topic.key: topic.question for topic in TOPICS}
+
+
+#: A question about where the user works rather than what they do ("Where do I work?", "我在哪家公司上班？").
+_WHERE_WORK = re.compile(r"\bwhere\b|\bwhich (?:company|firm|employer)\b|\bwho\b.{0,20}\bfor\b|\bemployer\b|\bcompany\b"
+                         r"|哪(?:里|儿|家)|公司|单位")
+
+
+def leading_topic(text: str, topics: frozenset[str]) -> str | None:
+    """Of a question's ``topics`` (:func:`question_topics`), the one it asks most directly, where two share its words:
+    the employer for "Where do I work?", the occupation for "What is my job?" / "我做什么工作？"; else None."""
+    if {"occupation", "employer"} <= topics:
+        return "employer" if _WHERE_WORK.search(unicodedata.normalize("NFKC", text).lower()) else "occupation"
+    return None
 
 
 def question_topics(text: str) -> frozenset[str]:

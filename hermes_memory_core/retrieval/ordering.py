@@ -32,12 +32,18 @@ def on_topic(hit: MemoryHit, topics: frozenset[str]) -> bool:
     return isinstance(key, str) and key.split("_", 1)[0] in topics
 
 
-def on_topic_first(hits: list[MemoryHit], topics: frozenset[str]) -> list[MemoryHit]:
+def on_topic_first(hits: list[MemoryHit], topics: frozenset[str], lead: str | None = None) -> list[MemoryHit]:
     """``hits`` with the keyed facts on the question's topics first (a question about where the user lives gets the
-    user's current residence fact before memories that merely sound alike), each group in its order."""
+    user's current residence fact before memories that merely sound alike), each group in its order — the facts on
+    the ``lead`` topic, the one the question asks most directly, before the others ("我做什么工作？": the job before the
+    employer)."""
     if not topics:
         return hits
-    return [h for h in hits if on_topic(h, topics)] + [h for h in hits if not on_topic(h, topics)]
+    first = [h for h in hits if on_topic(h, topics)]
+    if lead is not None:
+        led = frozenset({lead})
+        first = [h for h in first if on_topic(h, led)] + [h for h in first if not on_topic(h, led)]
+    return first + [h for h in hits if not on_topic(h, topics)]
 
 
 #: A question that speaks to the assistant or of both speakers ("what did you suggest", "what did we decide").

@@ -33,7 +33,7 @@ from hermes_memory_core.lifecycle.classifier import fact_key_of
 from hermes_memory_core.lifecycle.updates import topic as subject_family
 from hermes_memory_core.llm import LLM
 from hermes_memory_core.rendering import prompt_safe_hits
-from hermes_memory_core.retrieval.gate import needs_permanent, question_topics, should_recall
+from hermes_memory_core.retrieval.gate import leading_topic, needs_permanent, question_topics, should_recall
 from hermes_memory_core.retrieval.ordering import (
     ADDRESSED,
     about_user_alone,
@@ -169,7 +169,8 @@ class Recaller:
         if topics and plain:  # the user's current fact on the topic is its answer, however far down it ranked
             hits = prompt_safe_hits(self._topic_facts(user_id, topics, tiers, now, hits, who)) + hits
         about_user = about_user_alone(asked)
-        ordered = on_topic_first(speaker_first(hits, frozenset(h.id for h in repeat)) if about_user else hits, topics)
+        ordered = on_topic_first(speaker_first(hits, frozenset(h.id for h in repeat)) if about_user else hits, topics,
+                                 leading_topic(asked, topics))
         ordered = outranked_claims_below(ordered, self._claimed_facts(user_id, ordered[:k], now, who))
         # a "which instrument / sport / language" question is answered by the lines saying the user plays, does or
         # speaks one ("The user took up the violin" shares no word with it), the newest saying first (a change above

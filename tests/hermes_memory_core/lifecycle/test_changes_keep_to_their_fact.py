@@ -148,3 +148,18 @@ def test_a_greeting_is_no_profile_entry(mem: MemoryProvider) -> None:
     chat.close()
     mem.flush()
     assert _current(mem) == ["The user lives in Lyon."]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("我做什么工作？", "数据工程师"), ("What is my job?", "数据工程师"),
+    ("我在哪家公司上班？", "腾讯"), ("Where do I work?", "腾讯"),
+])
+def test_a_work_question_gets_what_it_asks_first(real_mem: MemoryProvider, question: str, first: str) -> None:
+    """The job and the employer are both on a work question's topics; the one it asks comes first (trial seven: the
+    newer employer came first for 我做什么工作？)."""
+    real_mem.remember("我是一名数据工程师。", user_id="u")
+    real_mem.remember("我在华为工作。", user_id="u")
+    real_mem.remember("我跳槽到腾讯了。", user_id="u")  # the employer is the newer fact
+    real_mem.flush()
+    hits = real_mem.recall(question, user_id="u")
+    assert hits and first in hits[0].content, [h.content for h in hits]
