@@ -218,8 +218,9 @@ class Recaller:
             # conversation keep their ranking (who said it decides there, see speaker_first)
             first = [h for h in ordered if holds(h) and not (h.is_conversation or h.dialogue)
                      and (floor is None or h.confidence is None or h.confidence >= floor)]
-            recalled = first + [h for h in recalled if not holds(h)
-                                and (not first or covers_focus(h, focus) or on_topic(h, topics))]
+            brought = {h.id for h in first}
+            recalled = first + [h for h in recalled if h.id not in brought
+                                and (not first or holds(h) or covers_focus(h, focus) or on_topic(h, topics))]
         if floor is not None and not talk:
             recalled = without_weak_lines(recalled, focus, floor, lambda h: on_topic(h, topics) or holds(h))
         if topics and answered and not repeat and not talk:

@@ -116,3 +116,16 @@ def test_what_the_user_said_of_a_kind_is_recalled(real_mem: MemoryProvider, said
     real_mem.flush()
     hits = real_mem.recall(question, user_id="u")
     assert hits and hits[0].id == kept.id, (said, question, [h.content for h in hits])
+
+
+def test_a_line_of_the_conversation_that_holds_the_kind_is_kept(real_mem: MemoryProvider) -> None:
+    """What the user said in chat and nobody made a fact of still answers: the kind check keeps the line that holds
+    the value (it had dropped every such line that was not a fact, then found nothing left and fell silent)."""
+    for text in ("用户最喜欢的菜是外婆做的红烧肉。", "The user works as a nurse.", "The user lives in Lyon."):
+        real_mem.add(text, user_id="u", memory_type="long_term")
+    chat = real_mem.session("u", "s1")
+    chat.add_messages([("user", "Oh and my blood type is O negative, the clinic told me."),
+                       ("assistant", "Thanks for telling me.")])
+    chat.close()
+    real_mem.flush()
+    assert any("O negative" in h.content for h in real_mem.recall("What is my blood type?", user_id="u"))
