@@ -22,8 +22,9 @@ from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
 from hermes_memory_core.text.bilingual import default_dictionary
-from hermes_memory_core.text.fact_topics import INSTRUMENTS, SPORTS, TOPICS
+from hermes_memory_core.text.fact_topics import INSTRUMENTS, PEOPLE_EN, PEOPLE_ZH, SPORTS, TOPICS
 from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
+from hermes_memory_core.text.questions import NEWS_ASKED
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
@@ -35,13 +36,13 @@ __all__ = [
     "Classifier",
     "LLMClassifier",
     "RuleClassifier",
-    "about_someone_else",
     "fact_key_of",
     "is_hypothetical",
     "not_a_fact",
     "parse_classification",
     "rewrites",
     "rule_normalize",
+    "someone_elses_news",
     "split_facts",
 ]
 
@@ -473,12 +474,7 @@ _REQUEST = re.compile(
 #: about them, never a new value of the user's own fact (a relative's own fact is the family topic's).
 _OTHERS_SUBJECT = re.compile(
     r"^\s*(?:(?:oh|and|also|so)[,\s]+)?(?:my|our) (?:(?:older|younger|little|big|best|new|old|oldest|eldest) )?"
-    r"(?:sister|brother|siblings?|mom|mum|mother|dad|father|parents?|son|daughter|kids?|children|wife|husband|partner|"
-    r"girlfriend|boyfriend|fianc[eé]e?|friends?|colleagues?|co-?workers?|neighbou?rs?|room-?mates?|flatmates?|cousins?|"
-    r"aunt|uncle|grand(?:ma|mother|pa|father|parents)|niece|nephew|in-laws?|teammates?|classmates?)\b"
-    r"(?!'s name|\s+is\s+(?:called|named))"
-    r"|^\s*我(?:的|家)?(?:姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|父母|儿子|女儿|孩子|老婆|妻子|老公|丈夫|男朋友|女朋友|朋友|"
-    r"同事|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷)(?!叫|的名字)")
+    r"(?:" + PEOPLE_EN + r")\b(?!'s name|\s+is\s+(?:called|named))|^\s*我(?:的|家)?(?:" + PEOPLE_ZH + r")(?!叫|的名字)")
 
 
 #: The user's own attributes: said with "today" they are still the user's new value ("Today I'm officially a
@@ -514,9 +510,10 @@ def not_a_fact(text: str) -> str | None:
     return None
 
 
-def about_someone_else(text: str) -> bool:
+def someone_elses_news(text: str) -> bool:
     """Whether a statement's subject is someone of the user's ("My sister lives in Paris"), not the user: it never
-    versions the user's own residence, job or diet, whatever key a host model gave it."""
+    versions the user's own residence, job or diet, whatever key a host model gave it. (A question about someone of
+    the user's is :func:`~hermes_memory_core.text.fact_topics.about_someone_else`.)"""
     return bool(_OTHERS_SUBJECT.search(text.lower()))
 
 
@@ -563,8 +560,8 @@ def rule_normalize(content: str) -> str:
     text = _ASKED_TO_REMEMBER.sub("", plain) or content.strip()
     if text != plain:  # "Could you remember that my daughter's name is Mia?": the request's question mark goes too
         text = _REQUEST_END.sub("", text) or text
-    if _NEWS_HEAD.match(text):  # "Did you know I moved to Lyon?": the news, without the question it is told as
-        text = (_NEWS_HEAD.sub("", text).rstrip(" ?？") or text) + ("" if _CJK_END.search(text) else ".")
+    if NEWS_ASKED.match(text):  # "Did you know I moved to Lyon?": the news, without the question it is told as
+        text = (NEWS_ASKED.sub("", text).rstrip(" ?？") or text) + ("" if _CJK_END.search(text) else ".")
     text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
     text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
@@ -577,8 +574,6 @@ _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just
                          r"|^(?:guess what|(?:some |big |good |great |exciting )?news|(?:a )?(?:quick )?update|(?:quick |side )?note"
                          r"|note to self|reminder to self|real talk|long story short|summary)\s*[,:!—-]\s*"
                          r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
-_NEWS_HEAD = re.compile(r"^(?:did you know|you know)(?: that)?\s+(?=(?:i|i'm|i've|my|we)\b)|^你知道吗[？?]?[，,]\s*",
-                        re.IGNORECASE)
 _CJK_END = re.compile(r"[\u3400-\u9fff。！]\W*$")
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 

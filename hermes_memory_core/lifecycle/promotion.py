@@ -29,10 +29,10 @@ from hermes_memory_core.lifecycle.classifier import (
     Classifier,
     LLMClassifier,
     RuleClassifier,
-    about_someone_else,
     fact_key_of,
     is_hypothetical,
     not_a_fact,
+    someone_elses_news,
     split_facts,
 )
 from hermes_memory_core.lifecycle.dedupe import find_duplicate, same_fact
@@ -293,17 +293,17 @@ def plan_write(
         rewritten = check_memory_write(text, source)
         if not rewritten.allow_long_term:  # a model's rewrite can turn a statement into an instruction
             return _Plan(RememberResult(None, tier, rewritten.reason, RememberAction.REJECTED))
-        if decision.key and veto is None and not (about_someone_else(content)
+        if decision.key and veto is None and not (someone_elses_news(content)
                                                   and decision.key.split("_", 1)[0] != "family"):
             # (a model's key for "My sister lives in Paris" is not the user's residence: it versions nothing)
             meta["fact_key"] = decision.key
     item = MemoryItem(content=text, user_id=user_id, session_id=session_id, memory_type=tier,
                       importance=IMPORTANCE[tier], metadata=meta, created_at=said_at or None)
     return _Plan(RememberResult(None, tier, reason, RememberAction.ADDED, text), item,
-                 change=is_change(content) and not hypothetical and veto is None,
+                 change=is_change(content) and veto is None,  # (a hypothetical is vetoed)
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source),
-                 topic="" if hypothetical or veto is not None else fact_key_of(content))
+                 topic="" if veto is not None else fact_key_of(content))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")

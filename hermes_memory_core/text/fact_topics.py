@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ABOUT_SOMEONE_ELSE", "CATEGORIES", "INSTRUMENTS", "SPORTS", "TOPICS", "FactTopic", "about_someone_else",
+__all__ = ["ABOUT_SOMEONE_ELSE", "CATEGORIES", "INSTRUMENTS", "PEOPLE_EN", "PEOPLE_ZH", "SPORTS", "TOPICS", "FactTopic",
+           "about_someone_else",
            "asks_a_kind", "names_a_member"]
 
 
@@ -64,15 +65,19 @@ _WORK_QUESTION = (r"\b(?<!\bto )(?<!from )(?<!after )(?<!before )work(?:s|ing)?\
                   r"|\b(?:job|occupation|profession|employer|career|for a living)\b"
                   r"|工作|职业|上班|做什么的|(?<![空险递业信])公司")
 
+#: The people of a user's life, as a pattern's alternatives (English; Chinese): a statement or question about one of
+#: them is about them, not the user.
+PEOPLE_EN = (r"sister|brother|siblings?|mom|mum|mother|dad|father|parents?|son|daughter|kids?|children|wife|husband|"
+             r"partner|girlfriend|boyfriend|fianc[eé]e?|friends?|colleagues?|co-?workers?|neighbou?rs?|room-?mates?|"
+             r"flatmates?|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)|niece|nephew|in-laws?|teammates?|"
+             r"classmates?")
+PEOPLE_ZH = (r"姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|父母|儿子|女儿|孩子|老婆|妻子|老公|丈夫|男朋友|女朋友|朋友|同事|邻居|室友|"
+             r"表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷")
 #: A question about someone of the user's, not the user ("What does my neighbour do?", "用户的外公以前是做什么的？",
 #: "Where does my sister live?"): the user's own job or home is not its answer; a relative's family fact may be.
 ABOUT_SOMEONE_ELSE = re.compile(
     r"\b(?:my|the user's|user's)\s+(?:(?:older|younger|little|big|best|new|old|oldest|eldest|late|ex-?)\s+)?"
-    r"(?:sister|brother|siblings?|mom|mum|mother|dad|father|parents?|son|daughter|kids?|children|wife|husband|partner|"
-    r"girlfriend|boyfriend|fianc[eé]e?|friends?|colleagues?|co-?workers?|neighbou?rs?|room-?mates?|flatmates?|cousins?|"
-    r"aunt|uncle|grand(?:ma|mother|pa|father|parents)|niece|nephew|in-laws?|teammates?|classmates?)\b"
-    r"|(?:我|用户)(?:的|家)?(?:姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|父母|儿子|女儿|孩子|老婆|妻子|老公|丈夫|男朋友|女朋友|朋友|"
-    r"同事|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|舅舅|阿姨|叔叔|奶奶|爷爷|外婆|外公|姥姥|姥爷|公公|婆婆|岳父|岳母)")
+    r"(?:" + PEOPLE_EN + r")\b|(?:我|用户)(?:的|家)?(?:" + PEOPLE_ZH + r"|公公|婆婆|岳父|岳母)")
 #: The user among the doers ("Where do my wife and I live?", "我和我老婆住在哪里？"): the user's own fact still answers.
 _WITH_THE_USER = re.compile(r"\b(?:and|&) i\b|\bi and\b|\bwe\b|\bour\b|我们|我和|和我|跟我")
 

@@ -16,7 +16,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["asking_part", "asks_to_remember", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
+__all__ = ["NEWS_ASKED", "asking_part", "asks_to_remember", "is_question", "question_key", "question_sentences", "sentences", "without_questions"]
 
 #: Sentence ends: the mark stays with its sentence.
 #: A sentence ends after a Chinese end mark or a line break, and after an ASCII one only where a space, the end or a
@@ -94,9 +94,11 @@ def _told_then_asked(sentence: str) -> list[str]:
     return [sentence]
 
 
-#: An opening that announces news rather than asking ("Guess what, …", "You know what? …").
-_NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)|^(?:did you know|you know)(?: that)?\s+"
-                           r"(?=(?:i|i'm|i've|my|we)\b)|^你知道吗[？?]?[，,]\s*(?=\S)", re.IGNORECASE)
+#: News told as a question: the opening before it ("Did you know I moved to Lyon?", "你知道吗，我搬到里昂了。").
+NEWS_ASKED = re.compile(r"^(?:did you know|you know)(?: that)?\s+(?=(?:i|i'm|i've|my|we)\b)|^你知道吗[？?]?[，,]\s*(?=\S)",
+                        re.IGNORECASE)
+#: An opening that announces news rather than asking ("Guess what, …", "You know what? …", and :data:`NEWS_ASKED`).
+_NEWS_OPENING = re.compile(r"^(?:guess what|you know what)\s*[,!:—-]\s*(?=\S)|" + NEWS_ASKED.pattern, re.IGNORECASE)
 
 
 #: A polite request to remember what follows ("Could you remember that my daughter's name is Mia?",
