@@ -563,6 +563,7 @@ def rule_normalize(content: str) -> str:
     if NEWS_ASKED.match(text):  # "Did you know I moved to Lyon?": the news, without the question it is told as
         text = (NEWS_ASKED.sub("", text).rstrip(" ?？") or text) + ("" if _CJK_END.search(text) else ".")
     text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
+    text = _REMEMBER_TAIL.sub(lambda m: "。" if m.group("zh") else ".", text) or text
     text = to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
 
@@ -577,6 +578,16 @@ _ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just
 _CJK_END = re.compile(r"[\u3400-\u9fff。！]\W*$")
 _ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
 
+
+#: A request to remember after the statement ("…; please remember.", "…, keep that in mind", "…，请记住。"): not
+#: part of the fact.
+_REMEMBER_TAIL = re.compile(
+    r"\s*[,;.!]\s*(?:(?:so\s+)?(?:please|pls)[,\s]+)?(?:remember|note|keep in mind|make a note of|don't forget|do not forget)"
+    r"(?:\s+(?:that|this|it))?(?:\s+(?:please|for me))?(?:,?\s+(?:please|thanks|thank you))?\s*[.!]*\s*$"
+    r"|\s*[,;.!]\s*(?:(?:so\s+)?(?:please|pls)[,\s]+)?keep (?:that|this|it) in mind(?:,?\s+please)?\s*[.!]*\s*$"
+    r"|(?P<zh>[，,。；;！!]\s*(?:请你?|你要|要)?(?:记住|记得|记一下|记下|别忘了|不要忘了)(?:了|哦|喔|啊|呀|一下|这个|这点)*[。！!.]*\s*$)",
+    re.IGNORECASE,
+)
 
 #: The end of a request to remember ("…, please?", "…吗？"), left when the request itself is taken off.
 _REQUEST_END = re.compile(r"(?:[,，]?\s*please)?\s*(?:吗|好吗|可以吗|行吗)?\s*[?？]\s*$", re.IGNORECASE)

@@ -47,7 +47,7 @@ _NO_AGREEMENT = frozenset(
 # "I" + optional adverbs + a verb (the verb is conjugated for the third person), and a second verb joined to it
 # directly ("I live and work in ...")
 _SUBJECT_VERB = re.compile(
-    rf"\b(I)((?:\s+(?:{_ADVERBS}))*)\s+([a-z']+)\b(?:(\s+(?:and|or)\s+)([a-z]+)\b)?|\b(I)('m|'ve|'d|'ll)\b",
+    rf"\b(I)((?:\s+(?:{_ADVERBS}))*)\s+([a-z']+)\b(?:(\s+(?:and|or)\s+)(?!I\b)([a-z]+)\b)?|\b(I)('m|'ve|'d|'ll)\b",
     re.IGNORECASE,
 )
 _ADVERB_WORDS = frozenset(_ADVERBS.split("|"))
@@ -73,6 +73,14 @@ _JOINED_AMBIGUOUS = re.compile(
     r"(?=\s+(?:in|at|for|as|with|near|from|remotely|abroad|alone|full-time|part-time|on|every|each|daily|weekly|to|"
     r"there|here|the|a|an|my|the user's|it|them|him|her|before|after|no|green|black|coffee|tea|wine|beer|twice|"
     r"once|late|early|online|outside|together)\b)",
+    re.IGNORECASE,
+)
+#: "My wife and " / "Tom and " before an "I" that shares the verb: a subject of two, whose verb stays plural ("My wife
+#: and I live in Lyon" → "The user's wife and the user live in Lyon"); a clause of its own before "and" is not one
+#: ("I swim and I run", "My dog barks and I …" keep their agreement)
+_COMPOUND_SUBJECT = re.compile(
+    r"(?:^|[,;:.!?]\s*|\b(?:that|because|when|since|so|but|while)\s+)"
+    r"(?:(?:my|our|the|his|her|their)\s+(?:[a-z'-]+|[a-z'-]+\s+[a-z'-]*[a-rt-z'])|(?!I\b)[A-Za-z][\w'-]*)\s+and\s+$",
     re.IGNORECASE,
 )
 _INVERSION = re.compile(rf"\b(am|are|do|have|{_MODALS})\s+I\b", re.IGNORECASE)
@@ -137,6 +145,8 @@ def _english(text: str) -> str:
             return {"'m": "the user is", "'ve": "the user has", "'d": "the user would", "'ll": "the user will"}[
                 m.group(7).lower()
             ]
+        if _COMPOUND_SUBJECT.search(m.string, 0, m.start()):  # "My wife and I live…": the verb is already plural
+            return f"the user{m.group(2)} {m.group(3)}" + (m.group(4) + m.group(5) if m.group(5) else "")
         verb = _third_person_verb(m.group(3))
         out = f"the user{m.group(2)} {verb}"
         if m.group(5):  # a joined verb agrees when the first one did ("live and work"; not "can swim and dive")
@@ -151,7 +161,9 @@ def _english(text: str) -> str:
         return m.group(1) + verb + m.group(3) + (_third_person_verb(m.group(4)) if agreed else m.group(4))
 
     def joined_verb(m: re.Match[str]) -> str:  # agrees unless the first verb takes a bare infinitive ("can … and live")
-        bare = m.group(2).lower() in _BARE_BEFORE
+        # a first verb left bare ("can … and live", "My wife and the user live … and work") keeps the second bare
+        first = m.group(2).lower()
+        bare = first in _BARE_BEFORE or not (first.endswith(("s", "ed")) or first in _NO_AGREEMENT)
         verb = m.group(4)  # a base form here ("read" is not its past)
         agreed = verb + ("s" if not verb.lower().endswith(("sh", "ch")) else "es")
         return m.group(1) + m.group(2) + m.group(3) + (verb if bare else agreed)

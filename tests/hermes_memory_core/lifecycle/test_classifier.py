@@ -156,6 +156,14 @@ def test_promotion_with_a_failing_or_junk_model_keeps_the_rules(mem: MemoryProvi
     ("FYI: my daughter is Mia.", "The user's daughter is Mia."),
     ("对了，我吃素。", "用户吃素。"),
     ("I walk by the way of the river.", "The user walks by the way of the river."),  # words, not an aside
+    # a request to remember after the statement is not part of it either
+    ("I'm allergic to penicillin; please remember.", "The user is allergic to penicillin."),
+    ("My blood type is O+, please note that.", "The user's blood type is O+."),
+    ("I like tea, keep that in mind.", "The user likes tea."),
+    ("我对青霉素过敏，请记住。", "用户对青霉素过敏。"),
+    ("我对青霉素过敏，记住了哦", "用户对青霉素过敏。"),
+    ("I always remember birthdays.", "The user always remembers birthdays."),  # words, not a request
+    ("I like the song Remember.", "The user likes the song Remember."),
 ])
 def test_the_normaliser_drops_asides_that_are_not_part_of_the_fact(said: str, stored: str) -> None:
     assert rule_normalize(said) == stored
