@@ -61,13 +61,14 @@ _JOINED_VERBS = (
     "own|run|swim|teach|learn|buy|spend|miss|use|bring|send|call|ask|help|pay|lead|manage|build|share"
 )
 _JOINED = re.compile(
-    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+)({_JOINED_VERBS})\b",
+    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+(?:(?:{_ADVERBS})\s+)*)"
+    rf"({_JOINED_VERBS})\b",
     re.IGNORECASE,
 )
 # verbs that are also nouns or adjectives agree when joined as a verb: followed by what only a verb takes ("and live
 # in Hangzhou", "and work remotely"), never "and live music"
 _JOINED_AMBIGUOUS = re.compile(
-    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+)"
+    rf"\b(the user(?:\s+(?:{_ADVERBS}))*\s+)([a-z']+)([^,;:.!?()]{{1,60}}?\s(?:and|but|or)\s+(?:(?:{_ADVERBS})\s+)*)"
     r"(live|work|study|stay|travel|walk|play|cook|drink|read|sing|paint|volunteer|commute|exercise|sleep|drive|"
     r"wear|smoke|dance|plan|hope|sell|coach|visit|watch|fish|cycle|train|shop|sail|ski|garden|code|blog|film)"
     r"(?=\s+(?:in|at|for|as|with|near|from|remotely|abroad|alone|full-time|part-time|on|every|each|daily|weekly|to|"
@@ -83,6 +84,8 @@ _COMPOUND_SUBJECT = re.compile(
     r"(?:(?:my|our|the|his|her|their)\s+(?:[a-z'-]+|[a-z'-]+\s+[a-z'-]*[a-rt-z'])|(?!I\b)[A-Za-z][\w'-]*)\s+and\s+$",
     re.IGNORECASE,
 )
+#: "… and now work at SAP": a verb joined after "now" is in the present whatever the first one was ("left Bosch")
+_NOW_JOINED = re.compile(r"\b(?:now|currently|nowadays)\s+$", re.IGNORECASE)
 _INVERSION = re.compile(rf"\b(am|are|do|have|{_MODALS})\s+I\b", re.IGNORECASE)
 _OBJECT = [
     (re.compile(r"\bmyself\b", re.IGNORECASE), "themselves"),
@@ -157,13 +160,15 @@ def _english(text: str) -> str:
 
     def joined(m: re.Match[str]) -> str:
         verb = m.group(2)
-        agreed = verb.lower() not in _NO_AGREEMENT and verb.lower().endswith("s")
+        agreed = (verb.lower() not in _NO_AGREEMENT and verb.lower().endswith("s")) or (
+            verb.lower() not in _BARE_BEFORE and bool(_NOW_JOINED.search(m.group(3))))
         return m.group(1) + verb + m.group(3) + (_third_person_verb(m.group(4)) if agreed else m.group(4))
 
     def joined_verb(m: re.Match[str]) -> str:  # agrees unless the first verb takes a bare infinitive ("can … and live")
         # a first verb left bare ("can … and live", "My wife and the user live … and work") keeps the second bare
         first = m.group(2).lower()
-        bare = first in _BARE_BEFORE or not (first.endswith(("s", "ed")) or first in _NO_AGREEMENT)
+        bare = first in _BARE_BEFORE or not (first.endswith(("s", "ed")) or first in _NO_AGREEMENT
+                                             or _NOW_JOINED.search(m.group(3)))
         verb = m.group(4)  # a base form here ("read" is not its past)
         agreed = verb + ("s" if not verb.lower().endswith(("sh", "ch")) else "es")
         return m.group(1) + m.group(2) + m.group(3) + (verb if bare else agreed)

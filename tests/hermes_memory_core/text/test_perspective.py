@@ -39,6 +39,9 @@ from hermes_memory_core.text.perspective import embedding_text, to_third_person
         ("I swim and I run", "The user swims and the user runs"),
         ("I read and I write", "The user read and the user writes"),
         ("I moved to Lyon and work there", "The user moved to Lyon and works there"),
+        ("I left Bosch and now work at SAP", "The user left Bosch and now works at SAP"),  # "now": the present
+        ("I sold my car and now take the bus", "The user sold their car and now takes the bus"),
+        ("Sam and I split up", "Sam and the user split up"),
         ("我平时写 Python 比较多，不太想用 Java", "用户平时写 Python 比较多，不太想用 Java"),
         ("我的猫叫咪咪", "用户的猫叫咪咪"),
     ],
