@@ -46,9 +46,11 @@ from hermes_memory_core.lifecycle.updates import (
 )
 from hermes_memory_core.llm import LLM, ModelPool
 from hermes_memory_core.retrieval.gate import should_recall
+from hermes_memory_core.retrieval.recall_policy import GENERIC_TERMS
 from hermes_memory_core.short_term.compaction import compact_session, summarizer_for
 from hermes_memory_core.storage.filters import MemoryFilter
 from hermes_memory_core.text.questions import is_question, sentences, without_questions
+from hermes_memory_core.text.terms import document_terms
 from hermes_memory_core.trust.authority import QUOTED, fact_subject, others_words
 from hermes_memory_core.trust.injection import check_memory_write, find_injection
 from hermes_memory_core.trust.injection_preference import (  # PREFERENCE_REASON: why a preference is kept as one
@@ -124,6 +126,8 @@ class _Plan:
             fact_key_of`, read before any rewrite), which only a memory of the same fact may give way to.
         permanent_ok: The guard and the caller allow this content to change a permanent memory.
         weight: The claim's authority (see :func:`~hermes_memory_core.lifecycle.updates.authority`).
+        news: The content says something is so now ("I'm now…", "现在…", or a change): with ``change``, what lets a
+            host model's topic key version a memory the rules would key on no such topic.
     """
 
     result: RememberResult
@@ -132,6 +136,7 @@ class _Plan:
     permanent_ok: bool = False
     weight: int = 0
     topic: str | None = None
+    news: bool = False
 
 
 def _classify(classifier: Classifier, content: str, user_id: str, session_id: str | None,
@@ -303,7 +308,12 @@ def plan_write(
                  change=is_change(content) and veto is None,  # (a hypothetical is vetoed)
                  permanent_ok=verdict.allow_permanent and caller.may(user_id, write=True),
                  weight=authority(caller, source),
-                 topic="" if veto is not None else fact_key_of(content))
+                 topic="" if veto is not None else fact_key_of(content),
+                 news=veto is None and (is_change(content) or bool(_NOW.search(content))))
+
+
+#: Words saying a value holds now ("Now my favourite band is Radiohead", "我现在喜欢听周杰伦").
+_NOW = re.compile(r"\b(?:now|nowadays|these days|anymore|any more|instead)\b|现在|如今|目前|改成|换成", re.IGNORECASE)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
@@ -414,6 +424,24 @@ def _holds_key(rec: MemoryRecord, key: str) -> bool:
     return said == key or (stored == key and (said is None or said.split("_", 1)[0] == key.split("_", 1)[0]))
 
 
+#: Words that name no subject of their own, beside recall's generic terms (a gloss of "用户", "喜欢", "现在").
+_NO_SUBJECT = GENERIC_TERMS | frozenset("user consumer fond smile moment present alway also still really".split())
+
+
+def _shares_subject(a: str, b: str) -> bool:
+    """Whether two statements name a common subject: an English word (their own or a dictionary gloss of their
+    Chinese) other than generic ones ("favourite band" in "My favourite band is Muse" / "Now my favourite band is
+    Radiohead"; nothing in "I'm allergic to penicillin" / "I'm now learning piano")."""
+    def words(text: str) -> set[str]:
+        return {t for t in document_terms(text) if t.isascii() and t not in _NO_SUBJECT}
+    return bool(words(a) & words(b))
+
+
+def _family(key: str | None) -> str | None:
+    """The topic family of a fact key ("family" of "family_partner"); None for no key."""
+    return key.split("_", 1)[0] if key else None
+
+
 def _dedupe_tiers(tier: MemoryType, caller: Caller) -> tuple[MemoryType, ...]:
     """Tiers a statement of ``tier`` is a duplicate in: its own and the lasting ones, permanent only for callers
     who may read it (else a duplicate would tell them what a sealed fact says)."""
@@ -450,6 +478,18 @@ def _settle(engine: PromotionStore, p: _Plan, caller: Caller) -> RememberResult 
     target, how = (engine.reads.record(found), "superseded") if found else (None, "")
     if target is not None and not _holds_key(target, str(key)):
         target = None  # stored under a key the table has since split, it says another fact now (see _holds_key)
+    if target is not None and key not in PREFERENCE_KEYS and p.weight < 2 and not (
+            _family(p.topic) == _family(str(key))
+            or (p.news and (_family(fact_key_of(target.content)) == _family(str(key))
+                            or _shares_subject(target.content, item.content)))):
+        # a key alone never replaces a memory: a host model's key ("hobby", "pet", a catch-all "chat") on a statement
+        # the rules put on no such topic is a memory of its own unless it says the value changed, of a memory the
+        # rules read on that topic ("I've relocated to Lisbon" after "I live in Hangzhou") or of one it names the
+        # subject of ("Now my favourite band is Radiohead" after "My favourite band is Muse"); not "I also play chess
+        # online" after "I swim on Saturdays", "Biscuit hated the car ride" after "I have a border collie called
+        # Biscuit", "I'm now learning piano" after "I'm allergic to penicillin" (a system of record's key and the
+        # user's reply preferences keep their own rules)
+        target = None
     if target is not None and key in PREFERENCE_KEYS and not standing_preference(target.content, target.metadata):
         target = None  # an older keyed memory nobody's own words set: the user's preference is added beside it
     lasting = (MemoryType.LONG_TERM, MemoryType.PERMANENT) if p.permanent_ok else (MemoryType.LONG_TERM,)

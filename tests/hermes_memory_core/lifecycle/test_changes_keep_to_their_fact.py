@@ -56,6 +56,11 @@ def test_an_employer_stored_under_the_old_job_key_is_not_replaced_by_a_job(mem: 
     ("我女朋友叫Sofia。", "我有新女朋友了，叫小美。", "family_partner"),
     ("我男朋友叫Tom。", "我和Tom分手了，我的新男朋友叫Max。", "family_partner"),
     ("我在华为工作。", "我跳槽到腾讯了。", "employer"),
+    # trial eight: a move said for the household ("we"), a relocation
+    ("I live in Leeds.", "Big news: we moved to Bristol last weekend.", "residence"),
+    ("我住在杭州。", "We just moved to a bigger flat in Punggol.", "residence"),
+    ("I live in Leeds.", "我们上个月搬到上海了。", "residence"),
+    ("I live in Hangzhou.", "I've relocated to Lisbon.", "residence"),
     ("我在华为工作。", "我去阿里上班了。", "employer"),
     ("我在华为工作。", "我从华为离职了，去了小米。", "employer"),
     ("I work for Siemens.", "I got a new job at Bosch.", "employer"),
@@ -111,6 +116,34 @@ def test_a_change_said_with_today_is_still_a_change(mem: MemoryProvider, fact: s
     assert changed.action is RememberAction.VERSIONED and changed.id == first.id, changed
 
 
+@pytest.mark.parametrize(("fact", "key", "said"), [
+    # trial eight: a model that keys both weekend activities "hobby", a catch-all key, a right key on a remark
+    ("我每周六早上去游泳。", "hobby", "周末我常去西湖边骑车。"),
+    ("我每周六早上去游泳。", "hobby", "I also play chess online."),
+    ("I'm allergic to penicillin.", "chat", "周末我常去西湖边骑车。"),
+    ("I'm allergic to penicillin.", "chat", "I'm now learning the piano."),  # news, but of another subject
+    ("I have a border collie called Biscuit.", "pet", "Biscuit hated the car ride though, haha."),
+])
+def test_a_host_models_key_alone_never_replaces_a_memory(mem: MemoryProvider, fact: str, key: str,
+                                                          said: str) -> None:
+    first = mem.remember(fact, user_id="u", llm=_keying(key))
+    kept = mem.remember(said, user_id="u", llm=_keying(key))
+    assert kept.action is not RememberAction.VERSIONED and kept.id != first.id, kept
+    assert [v.content for v in mem.history(first.id, user_id="u")] == [first.content]
+
+
+@pytest.mark.parametrize(("fact", "change"), [
+    ("My favourite band is Muse.", "Now my favourite band is Radiohead."),
+    ("I play the cello in an orchestra.", "I switched from the cello to the viola in the orchestra."),
+])
+def test_a_host_models_key_versions_a_change_of_what_it_keyed(mem: MemoryProvider, fact: str, change: str) -> None:
+    """A topic the rules do not know ("favourite_band") still versions when the statement says the value changed and
+    names what the keyed memory is about."""
+    first = mem.remember(fact, user_id="u", llm=_keying("favourite_thing"))
+    changed = mem.remember(change, user_id="u", llm=_keying("favourite_thing"))
+    assert changed.action is RememberAction.VERSIONED and changed.id == first.id, changed
+
+
 def test_a_host_model_still_versions_a_real_change(mem: MemoryProvider) -> None:
     first = mem.remember("I live in Hangzhou.", user_id="u", llm=_keying("residence"))
     moved = mem.remember("I've relocated to Lisbon.", user_id="u", llm=_keying("residence"))
@@ -163,3 +196,17 @@ def test_a_work_question_gets_what_it_asks_first(real_mem: MemoryProvider, quest
     real_mem.flush()
     hits = real_mem.recall(question, user_id="u")
     assert hits and first in hits[0].content, [h.content for h in hits]
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("We live in Leeds, near Roundhay Park.", True),
+    ("我们住在杭州。", True),
+    ("We love pizza.", False),  # "we" about anything else speaks for no one in particular
+    ("We moved the sofa to the garage.", False),
+])
+def test_where_the_household_lives_is_the_users_residence(mem: MemoryProvider, said: str, kept: bool) -> None:
+    result = mem.remember(said, user_id="u")
+    assert (result.action is RememberAction.ADDED) is kept, result
+    if kept:
+        assert mem.get(result.id, user_id="u").metadata.get("fact_key") == "residence"  # type: ignore[union-attr]
+        assert [h.id for h in mem.recall("Where do I live?", user_id="u")][:1] == [result.id]
