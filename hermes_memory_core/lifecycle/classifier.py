@@ -21,10 +21,17 @@ from typing import Protocol
 from hermes_memory_core.lifecycle.updates import is_change
 from hermes_memory_core.llm import LLM, ModelPool, ask, ask_json
 from hermes_memory_core.lru import BoundedLRU
+from hermes_memory_core.text.asides import without_asides
 from hermes_memory_core.text.bilingual import default_dictionary
-from hermes_memory_core.text.fact_topics import INSTRUMENTS, PEOPLE_EN, PEOPLE_ZH, SPORTS, TOPICS
-from hermes_memory_core.text.perspective import has_first_person, to_first_person, to_third_person
-from hermes_memory_core.text.questions import NEWS_ASKED
+from hermes_memory_core.text.fact_topics import (
+    INSTRUMENTS,
+    PEOPLE_EN,
+    PEOPLE_ZH,
+    SPORTS,
+    TOPICS,
+    household_residence,
+)
+from hermes_memory_core.text.perspective import has_first_person, household_to_third, to_first_person, to_third_person
 from hermes_memory_core.text.tokenizer import tokenize
 from hermes_memory_core.types import MemoryType
 
@@ -528,7 +535,7 @@ class RuleClassifier:
 
     def classify(self, content: str) -> Classification:
         text = content.lower()
-        if not _FIRST_PERSON.search(text):
+        if not _FIRST_PERSON.search(text) and not household_residence(text):  # "we moved to Bristol": theirs too
             return Classification(MemoryType.SHORT_TERM, "rules: not a first-person statement about the user")
         if is_hypothetical(text):  # "If I were a teacher, I'd quit", "如果我是老师就好了": not what is
             return Classification(MemoryType.SHORT_TERM, "rules: a hypothetical or a wish, not a fact")
@@ -556,46 +563,6 @@ def rule_normalize(content: str) -> str:
     """Third-person, single-line form of a first-person statement, verbs agreeing ("我喜欢…" → "用户喜欢…",
     "I mostly write Python" → "The user mostly writes Python"); e-mail addresses, URLs and paths are kept as
     written (see :func:`~hermes_memory_core.text.perspective.to_third_person`)."""
-    plain = " ".join(content.strip().split())
-    text = _ASKED_TO_REMEMBER.sub("", plain) or content.strip()
-    if text != plain:  # "Could you remember that my daughter's name is Mia?": the request's question mark goes too
-        text = _REQUEST_END.sub("", text) or text
-    if NEWS_ASKED.match(text):  # "Did you know I moved to Lyon?": the news, without the question it is told as
-        text = (NEWS_ASKED.sub("", text).rstrip(" ?？") or text) + ("" if _CJK_END.search(text) else ".")
-    text = _ASIDE_TAIL.sub(lambda m: m.group("end") or "", _ASIDE_HEAD.sub("", text)) or text
-    text = _REMEMBER_TAIL.sub(lambda m: "。" if m.group("zh") else ".", text) or text
-    text = to_third_person(text)
+    text = without_asides(" ".join(content.strip().split())) or content.strip()
+    text = household_to_third(text) if household_residence(text) else to_third_person(text)
     return (text[:1].upper() + text[1:])[:500]
-
-
-#: Asides that frame a statement but are not part of it ("By the way, I'm vegetarian", "Some news: I'm a paramedic
-#: now", "I'm vegetarian, btw.",
-#: "对了，我吃素").
-_ASIDE_HEAD = re.compile(r"^(?:(?:oh|and|also)[,\s]+)?(?:by the way|btw|fyi|just so you know|for the record)[,:\s]+"
-                         r"|^(?:guess what|(?:some |big |good |great |exciting )?news|(?:a )?(?:quick )?update|(?:quick |side )?note"
-                         r"|note to self|reminder to self|real talk|long story short|summary)\s*[,:!—-]\s*"
-                         r"|^(?:对了|顺便说一下|顺便说一句|顺便一提|顺带一提)[，,：:\s]*", re.IGNORECASE)
-_CJK_END = re.compile(r"[\u3400-\u9fff。！]\W*$")
-_ASIDE_TAIL = re.compile(r"[,，]?\s*(?:by the way|btw|fyi|just so you know)(?P<end>[.!。！]?)$", re.IGNORECASE)
-
-
-#: A request to remember after the statement ("…; please remember.", "…, keep that in mind", "…，请记住。"): not
-#: part of the fact.
-_REMEMBER_TAIL = re.compile(
-    r"\s*[,;.!]\s*(?:(?:so\s+)?(?:please|pls)[,\s]+)?(?:remember|note|keep in mind|make a note of|don't forget|do not forget)"
-    r"(?:\s+(?:that|this|it))?(?:\s+(?:please|for me))?(?:,?\s+(?:please|thanks|thank you))?\s*[.!]*\s*$"
-    r"|\s*[,;.!]\s*(?:(?:so\s+)?(?:please|pls)[,\s]+)?keep (?:that|this|it) in mind(?:,?\s+please)?\s*[.!]*\s*$"
-    r"|(?P<zh>[，,。；;！!]\s*(?:请你?|你要|要)?(?:记住|记得|记一下|记下|别忘了|不要忘了)(?:了|哦|喔|啊|呀|一下|这个|这点)*[。！!.]*\s*$)",
-    re.IGNORECASE,
-)
-
-#: The end of a request to remember ("…, please?", "…吗？"), left when the request itself is taken off.
-_REQUEST_END = re.compile(r"(?:[,，]?\s*please)?\s*(?:吗|好吗|可以吗|行吗)?\s*[?？]\s*$", re.IGNORECASE)
-
-#: "Remember that …" / "请记住…": the request to remember is not part of the fact.
-_ASKED_TO_REMEMBER = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you (?:please )?)?(?:remember|note|keep in mind"
-    r"|make a note of|don't forget|do not forget|never forget)(?:\s+(?:that|this))?\s*[,:：-]?\s+"
-    r"|^(?:请你?|你要|帮我|(?:你|您)?(?:能|能不能|可以|可不可以)?(?:帮我)?)(?:记住|记得|记一下|记下|别忘了|不要忘了)[，,:：]?\s*",
-    re.IGNORECASE,
-)

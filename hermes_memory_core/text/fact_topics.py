@@ -11,9 +11,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ABOUT_SOMEONE_ELSE", "CATEGORIES", "INSTRUMENTS", "PEOPLE_EN", "PEOPLE_ZH", "SPORTS", "TOPICS", "FactTopic",
-           "about_someone_else",
-           "asks_a_kind", "names_a_member"]
+__all__ = [
+    "ABOUT_SOMEONE_ELSE",
+    "CATEGORIES",
+    "INSTRUMENTS",
+    "PEOPLE_EN",
+    "PEOPLE_ZH",
+    "SPORTS",
+    "TOPICS",
+    "FactTopic",
+    "about_someone_else",
+    "asks_a_kind",
+    "household_residence",
+    "names_a_member",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +68,22 @@ _CARS = (r"car|suv|truck|van|minivan|pickup|hatchback|sedan|motorbike|motorcycle
 _CARS_ZH = (r"特斯拉|比亚迪|丰田|本田|宝马|奔驰|奥迪|大众|蔚来|理想|小鹏|福特|日产|马自达|雷克萨斯|保时捷|吉利|长城|哈弗|红旗|五菱|"
             r"沃尔沃|现代|起亚|别克|雪佛兰|小米|问界|极氪|凯迪拉克|路虎|斯巴鲁|三菱|标致|雪铁龙|奇瑞|长安|荣威|名爵|领克")
 #: When a Chinese statement says a thing happened ("我上个月搬到深圳了", "我去年刚换了车"): words between 我 and its verb.
+#: Where the user's household lives, said as "we" ("We live in Leeds", "we just moved to Bristol", "我们搬到上海了"), or
+#: as a stored fact words it ("The user and their household live in…", "用户一家住在…", read in the first person).
+_HOUSEHOLD_MOVE = (r"\b(?:we|i and their household)(?: now| currently| still)? live in\b"
+                   r"|\b(?:we|i and their household)(?: have|'ve)? (?:just |recently |finally )?(?:moved|relocated)"
+                   r" (?:from .{1,40} )?(?:to|into)\b"
+                   r"|我(?:们|一家)(?:现在|目前|已经|一直)?(?:住在|家在|搬到|搬家到)"
+                   r"|我(?:们|一家)(?:上个?月|上周|去年|今年|最近|前不久|前几天|昨天|今天)?(?:从.{1,12})?搬(?:家)?到")
+_HOUSEHOLD = re.compile(_HOUSEHOLD_MOVE, re.IGNORECASE)
+
+
+def household_residence(text: str) -> bool:
+    """Whether ``text`` says where the user's household lives or moved in the first person plural ("We live in
+    Leeds", "Big news: we moved to Bristol", "我们搬到上海了"): the speaker's own residence, said for all of them."""
+    return bool(_HOUSEHOLD.search(text))
+
+
 _WHEN_ZH = (r"(?:上个?月|上周|上礼拜|去年|今年|年初|月初|最近|前不久|前段时间|前几天|昨天|前天|今天|这周|本周|这个月|本月|"
             r"刚刚|刚|已经|终于|也|正式)*")
 
@@ -190,9 +217,9 @@ TOPICS: tuple[FactTopic, ...] = tuple(
         "residence": (
             (r"\bi (?:now |currently |still )?live in\b(?! (?:fear|hope|denial|the moment|the past|a bubble|peace|dread)\b)"
              r"|\bmy address\b"
-             r"|\bi(?: have|'ve)? (?:just )?moved (?:from .{1,40} )?to\b"
+             r"|\bi(?: have|'ve)? (?:just |recently |finally )?(?:moved|relocated) (?:from .{1,40} )?to\b"
              r"|我(?:现在|目前)?在.{1,10}住(?!院|宿|店|酒店)|我(?:现在|目前|已经|一直)?(?:住在|家在|搬到|住(?!院|宿|店|酒店|了一晚))"
-             r"|我" + _WHEN_ZH + r"(?:从.{1,12})?搬(?:家)?到"),
+             r"|我" + _WHEN_ZH + r"(?:从.{1,12})?搬(?:家)?到|" + _HOUSEHOLD_MOVE),
             (r"\b(?:live[sd]?|(?<!for a )living|address|city|town|country|moved|reside\w*)\b"
              r"|\b(?<!\bat )home\b(?!\s*(?:wi-?fi|network|internet|router|page|screen|office|made|cook\w*|gym))"
              r"|住|地址|城市|搬|家在|哪个城市"),

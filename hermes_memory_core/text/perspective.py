@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["embedding_text", "has_first_person", "is_request", "to_first_person", "to_third_person"]
+__all__ = ["embedding_text", "has_first_person", "household_to_third", "is_request", "to_first_person", "to_third_person"]
 
 # a whitespace-delimited chunk that is not prose: an e-mail address, a URL, a path, a file or domain name, a query
 # string ("me@example.com", "https://me.example.org/my", "/home/me/notes", "my.config", "a=b&c=d")
@@ -220,6 +220,25 @@ def to_third_person(text: str, *, keep_requests: bool = False) -> str:
     pieces.append(_chinese(_english(text[last:])))
     out = "".join(pieces)
     return re.sub(r"(^|[.!?]\s+)the user", lambda m: m.group(1) + "The user", out)
+
+
+_WE = [
+    (re.compile(r"\bwe've\b", re.IGNORECASE), "the user and their household have"),
+    (re.compile(r"\bwe're\b", re.IGNORECASE), "the user and their household are"),
+    (re.compile(r"\bwe\b", re.IGNORECASE), "the user and their household"),
+    (re.compile(r"\bour\b", re.IGNORECASE), "their"),
+    (re.compile(r"\bus\b"), "them"),
+]
+
+
+def household_to_third(text: str) -> str:
+    """A statement the user made for their household ("We live in Leeds", "我们搬到上海了") about the user: "The user and
+    their household live in Leeds", "用户一家搬到上海了" (the verb stays plural); the user's own "I" as
+    :func:`to_third_person` turns it."""
+    out = to_third_person(text).replace("我们", "用户一家")
+    for pattern, repl in _WE:
+        out = pattern.sub(repl, out)
+    return re.sub(r"(^|[.!?:]\s+)the user", lambda m: m.group(1) + "The user", out)
 
 
 def embedding_text(content: str, role: str | None) -> str:

@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from hermes_memory_core.text.fact_topics import household_residence
 from hermes_memory_core.text.questions import asks_to_remember, is_question
 from hermes_memory_core.trust.authority import QUOTED, others_words
 from hermes_memory_core.trust.injection_lexicon import INSTRUCTION, PRIVILEGE, REVEAL
@@ -180,7 +181,8 @@ def check_memory_write(content: str, source: str = "user") -> WriteVerdict:
     low = fold(content)
     # A request ("remember that I …") is fine for long-term; the permanent tier wants a plain statement.
     # (a statement said with a question, "Did you know I moved to Lyon?", "我搬到里昂了，你知道里昂吗", is still one)
-    if not _FIRST_PERSON.search(low) or (_QUESTION.search(low) and not asks_to_remember(content)
+    # ("we live in Leeds": where the user's household lives is the speaker's own residence)
+    if not (_FIRST_PERSON.search(low) or household_residence(low)) or (_QUESTION.search(low) and not asks_to_remember(content)
                                          and is_question(content)):
         return WriteVerdict(True, False, "injection guard: permanent facts need a first-person statement")
     return WriteVerdict(True, True, "first-person statement")

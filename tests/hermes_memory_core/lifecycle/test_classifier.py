@@ -164,6 +164,10 @@ def test_promotion_with_a_failing_or_junk_model_keeps_the_rules(mem: MemoryProvi
     ("我对青霉素过敏，记住了哦", "用户对青霉素过敏。"),
     ("I always remember birthdays.", "The user always remembers birthdays."),  # words, not a request
     ("I like the song Remember.", "The user likes the song Remember."),
+    ("Sorry, 还有一件事：my mom's name is Yoko.", "The user's mom's name is Yoko."),  # trial eight
+    ("One more thing: I'm allergic to nuts.", "The user is allergic to nuts."),
+    ("We live in Leeds, near Roundhay Park.", "The user and their household live in Leeds, near Roundhay Park."),
+    ("我们上个月搬到上海了。", "用户一家上个月搬到上海了。"),
 ])
 def test_the_normaliser_drops_asides_that_are_not_part_of_the_fact(said: str, stored: str) -> None:
     assert rule_normalize(said) == stored
